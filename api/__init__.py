@@ -1,0 +1,1 @@
+"""The GraphQL API (strawberry on FastAPI) over a :class:`kg.store.GraphStore`."""

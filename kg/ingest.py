@@ -1,0 +1,131 @@
+"""The ingest job: files → readers → pipeline → store, with progress and a closing summary."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from kg.models import RawPaper, UpsertSummary
+from kg.pipeline import Pipeline
+from kg.readers import ReadProblem, iter_input_files, read_file
+from kg.store import GraphStore
+
+
+@dataclass
+class IngestReport:
+    """What an ingest did; ``ok`` is False when anything was skipped."""
+
+    files: int = 0
+    read: int = 0
+    summary: UpsertSummary = field(default_factory=UpsertSummary)
+    problems: list[ReadProblem] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def skipped(self) -> int:
+        return len(self.problems)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        """The human summary printed at the end of ``kg ingest``."""
+        s = self.summary
+        rate = self.read / self.seconds if self.seconds > 0 else 0.0
+        out = [
+            f"{self.files} file(s), {self.read} paper(s) read in {self.seconds:.1f} s "
+            f"({rate:.0f} papers/s): {s.added} added, {s.updated} updated, "
+            f"{s.unchanged} unchanged, {self.skipped} skipped"
+        ]
+        out += [f"  skipped {p}" for p in self.problems]
+        return out
+
+
+class Progress:
+    """A one-line progress bar on a terminal; quiet otherwise (logs stay readable)."""
+
+    def __init__(self, stream: TextIO = sys.stderr, enabled: bool | None = None) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty() if enabled is None else enabled
+        self.start = time.perf_counter()
+        self._last = 0.0
+
+    def update(self, file: str, done_files: int, total_files: int, papers: int) -> None:
+        now = time.perf_counter()
+        if not self.enabled or (now - self._last < 0.1 and done_files < total_files):
+            return
+        self._last = now
+        width = 24
+        filled = int(width * done_files / max(total_files, 1))
+        bar = "#" * filled + "-" * (width - filled)
+        elapsed = now - self.start
+        rate = papers / elapsed if elapsed > 0 else 0.0
+        name = Path(file).name[-30:]
+        self.stream.write(
+            f"\r[{bar}] {done_files}/{total_files} files  {papers} papers  {rate:6.0f}/s  {name:<30}"
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def ingest(
+    paths: Sequence[Path],
+    store: GraphStore,
+    pipeline: Pipeline,
+    *,
+    batch_size: int = 500,
+    progress: Progress | None = None,
+    on_batch: Callable[[int], None] | None = None,
+) -> IngestReport:
+    """Ingest files and folders; a bad file or record is reported and skipped, never fatal.
+
+    Each batch is upserted as a unit and the store is flushed once at the end, so an
+    interrupted ingest leaves the embedded store's previous file intact.
+    """
+    report = IngestReport()
+    t0 = time.perf_counter()
+    inputs = list(iter_input_files(list(paths)))
+    files = [p for p in inputs if isinstance(p, Path)]
+    report.problems.extend(p for p in inputs if isinstance(p, ReadProblem))
+    pending: list[RawPaper] = []
+    current: dict[str, str | int] = {"file": "", "index": 0}
+
+    def flush_batch() -> None:
+        records, problems = pipeline.build(pending)
+        report.problems.extend(problems)
+        if records:
+            report.summary += store.upsert(records)
+        if on_batch is not None:
+            on_batch(len(records))
+        pending.clear()
+        if progress is not None:
+            progress.update(str(current["file"]), int(current["index"]), len(files), report.read)
+
+    for i, path in enumerate(files, start=1):
+        current["file"], current["index"] = str(path), i - 1
+        result = read_file(path)
+        report.files += 1
+        report.read += len(result.papers)
+        report.problems.extend(result.problems)
+        for paper in result.papers:
+            pending.append(paper)
+            if len(pending) >= batch_size:
+                flush_batch()
+        if progress is not None:
+            progress.update(str(path), i, len(files), report.read)
+    if pending:
+        flush_batch()
+    store.flush()
+    if progress is not None:
+        progress.close()
+    report.seconds = time.perf_counter() - t0
+    return report

@@ -1,0 +1,142 @@
+"""Typed payloads shared by readers, extractors, stores and the API.
+
+Stores take and return only these models, so the two backends stay interchangeable and the
+contract suite can compare them field by field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# A property value that both networkx (pickled) and Neo4j (no nested maps) can hold.
+PropertyValue: TypeAlias = str | int | float | bool | None | list[str] | list[int] | list[float]
+Properties: TypeAlias = dict[str, PropertyValue]
+
+Label = Literal["Paper", "Author", "Venue", "Topic", "Concept"]
+RelType = Literal[
+    "AUTHORED",
+    "PUBLISHED_IN",
+    "HAS_TOPIC",
+    "SUBTOPIC_OF",
+    "MENTIONS",
+    "INTRODUCES",
+    "BROADER",
+    "COAUTHOR",
+    "CO_OCCURS",
+]
+ConceptKind = Literal["CONCEPT", "METHOD", "TASK", "DATASET", "MODEL", "METRIC"]
+
+LABELS: tuple[Label, ...] = ("Paper", "Author", "Venue", "Topic", "Concept")
+REL_TYPES: tuple[RelType, ...] = (
+    "AUTHORED",
+    "PUBLISHED_IN",
+    "HAS_TOPIC",
+    "SUBTOPIC_OF",
+    "MENTIONS",
+    "INTRODUCES",
+    "BROADER",
+    "COAUTHOR",
+    "CO_OCCURS",
+)
+# Relationships that stores derive from the others; never part of a PaperRecord.
+DERIVED_REL_TYPES: tuple[RelType, ...] = ("COAUTHOR", "CO_OCCURS")
+CONCEPT_KINDS: tuple[ConceptKind, ...] = ("CONCEPT", "METHOD", "TASK", "DATASET", "MODEL", "METRIC")
+
+
+class Node(BaseModel):
+    """A graph node: deterministic id, one label, flat properties (role: graph payload)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    label: Label
+    properties: Properties = Field(default_factory=dict)
+
+
+class Relationship(BaseModel):
+    """A directed, typed relationship between two node ids (role: graph payload)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: RelType
+    start: str
+    end: str
+    properties: Properties = Field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Identity of a relationship: at most one of each type between two nodes."""
+        return (self.start, self.type, self.end)
+
+
+class Graph(BaseModel):
+    """A set of nodes and relationships, e.g. a whole export (role: graph payload)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: list[Node] = Field(default_factory=list)
+    relationships: list[Relationship] = Field(default_factory=list)
+
+
+class PaperRecord(BaseModel):
+    """Everything extracted from one paper, ready for one idempotent store upsert."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paper: Node
+    nodes: list[Node] = Field(default_factory=list)
+    relationships: list[Relationship] = Field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RawPaper:
+    """One paper as a reader found it, before extraction (role: reader output).
+
+    ``file``/``line`` are the provenance every error message and the stored paper refer to.
+    """
+
+    file: str
+    line: int
+    abstract: str = ""
+    title: str | None = None
+    authors: list[str] = field(default_factory=list)
+    authors_truncated: bool = False
+    venue: str | None = None
+    year: int | None = None
+    topic: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    external_id: str | None = None
+    url: str | None = None
+
+    @property
+    def source(self) -> str:
+        """``file:line``: where this paper came from."""
+        return f"{self.file}:{self.line}"
+
+
+class StoreCounts(BaseModel):
+    """Node counts per label and relationship counts per type (``kg stats --json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: dict[str, int]
+    relationships: dict[str, int]
+
+
+class UpsertSummary(BaseModel):
+    """What one upsert batch did to the papers it was given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def __iadd__(self, other: UpsertSummary) -> UpsertSummary:
+        self.added += other.added
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        return self

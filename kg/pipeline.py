@@ -1,0 +1,144 @@
+"""From raw papers to :class:`PaperRecord` s: ids, cleaned text, spaCy, registered extractors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.tokenizer import Tokenizer
+
+from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
+from extractors.registry import ExtractInput, Parts, get_extractor
+from extractors.text import clean_text
+from kg.ids import paper_id
+from kg.merge import merge_properties
+from kg.models import Node, PaperRecord, Properties, RawPaper, Relationship
+from kg.nlp import Mode
+from kg.readers.problems import ReadProblem
+
+DEFAULT_EXTRACTORS: tuple[str, ...] = (
+    "kg.venue.v1",
+    "kg.authors.v1",
+    "kg.topics.v1",
+    "kg.concepts.v1",
+)
+SHORT_TITLE_CHARS = 40
+DERIVED_TITLE_CHARS = 90
+
+
+def short_title(title: str) -> str:
+    """A caption for Neo4j Browser: the title cut at a word boundary.
+
+    >>> short_title("GRAPE: Group RepresentAtional Position Encoding for long contexts")
+    'GRAPE: Group RepresentAtional Position…'
+    """
+    if len(title) <= SHORT_TITLE_CHARS:
+        return title
+    cut = title[:SHORT_TITLE_CHARS].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"
+
+
+def fallback_title(text: str) -> str:
+    """A descriptive title from the first sentence, for papers listed without one."""
+    first = text.split(". ", 1)[0].strip().rstrip(".")
+    if len(first) <= DERIVED_TITLE_CHARS:
+        return first
+    return first[:DERIVED_TITLE_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+@dataclass
+class Pipeline:
+    """Runs the registered extractors over batches of papers with one spaCy pipeline.
+
+    Args:
+        nlp: loaded once by the caller (see :func:`kg.nlp.load_nlp`).
+        mode: ``fast`` tokenises only; ``accurate`` runs the parser for noun chunks.
+        extractors: registered extractor names, in order.
+    """
+
+    nlp: Language
+    mode: Mode = "fast"
+    extractors: Sequence[str] = DEFAULT_EXTRACTORS
+    vocabulary: Vocabulary | None = None
+    batch_size: int = 256
+    context: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.vocabulary is None:
+            self.vocabulary = default_vocabulary(self.nlp.tokenizer)
+        self.context.setdefault("vocabulary", self.vocabulary)
+        self.context.setdefault("nlp", self.nlp)
+        self._fns = [get_extractor(name) for name in self.extractors]
+
+    def build(self, papers: Sequence[RawPaper]) -> tuple[list[PaperRecord], list[ReadProblem]]:
+        """Records for the papers that could be processed, problems for the others."""
+        ids: list[str] = []
+        texts: list[str] = []
+        kept: list[RawPaper] = []
+        problems: list[ReadProblem] = []
+        for p in papers:
+            try:
+                ids.append(paper_id(p.abstract, p.title))
+            except ValueError as e:
+                problems.append(ReadProblem(p.file, p.line, str(e)))
+                continue
+            kept.append(p)
+            body = clean_text(p.abstract) if p.abstract else ""
+            texts.append(f"{p.title}. {body}" if p.title and body else (p.title or body))
+        if self.mode == "fast":
+            tokenizer: Tokenizer = self.nlp.tokenizer
+            docs = list(tokenizer.pipe(texts, batch_size=self.batch_size))
+        else:
+            docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
+        records: list[PaperRecord] = []
+        for p, pid, text, doc in zip(kept, ids, texts, docs, strict=True):
+            x = ExtractInput(paper=p, paper_id=pid, doc=doc, text=text, context=self.context)
+            try:
+                records.append(self._record(x))
+            except Exception as e:  # one paper's failure must not abort the ingest
+                problems.append(ReadProblem(p.file, p.line, f"extraction failed: {e!r}"))
+        return records, problems
+
+    def _record(self, x: ExtractInput) -> PaperRecord:
+        p = x.paper
+        props: Properties = {
+            "title": p.title,
+            "titleSource": "LISTING" if p.title else None,
+            "abstract": p.abstract,
+            "sources": [f"{Path(p.file).name}:{p.line}"],
+        }
+        if p.keywords:
+            props["keywords"] = list(p.keywords)
+        if p.url:
+            props["url"] = p.url
+        if p.external_id:
+            props["externalId"] = p.external_id
+        nodes: dict[str, Node] = {}
+        rels: dict[tuple[str, str, str], Relationship] = {}
+        for fn in self._fns:
+            parts: Parts = fn(x)
+            props = merge_properties(props, parts.paper_properties)
+            for n in parts.nodes:
+                old = nodes.get(n.id)
+                nodes[n.id] = (
+                    n
+                    if old is None
+                    else Node(
+                        id=n.id,
+                        label=n.label,
+                        properties=merge_properties(old.properties, n.properties),
+                    )
+                )
+            for r in parts.relationships:
+                rels[r.key] = r
+        if not props.get("title"):
+            props["title"] = fallback_title(x.text)
+            props["titleSource"] = "DERIVED"
+        props["shortTitle"] = short_title(str(props["title"]))
+        return PaperRecord(
+            paper=Node(id=x.paper_id, label="Paper", properties=props),
+            nodes=list(nodes.values()),
+            relationships=list(rels.values()),
+        )
