@@ -17,6 +17,7 @@ from typing import Any
 
 import networkx as nx
 
+from kg.derived import new_pairs, top_concepts
 from kg.errors import GraphStoreError
 from kg.merge import merge_properties
 from kg.models import (
@@ -153,14 +154,16 @@ class NetworkXStore:
         if not self._g.has_node(paper_id):
             return set(), set()
         authors = {u for u, _, k in self._g.in_edges(paper_id, keys=True) if k == "AUTHORED"}
-        concepts = {v for _, v, k in self._g.out_edges(paper_id, keys=True) if k == "MENTIONS"}
-        return authors, concepts
+        mentions = [
+            (v, float(d["properties"].get("score") or 0.0))
+            for _, v, k, d in self._g.out_edges(paper_id, keys=True, data=True)
+            if k == "MENTIONS"
+        ]
+        return authors, top_concepts(mentions)
 
     def _bump_pairs(self, rel_type: RelType, before: set[str], after: set[str]) -> None:
         """Count one more shared paper for every pair that this paper newly connects."""
-        for a, b in itertools.combinations(sorted(after), 2):
-            if a in before and b in before:
-                continue
+        for a, b in new_pairs(before, after):
             if self._g.has_edge(a, b, key=rel_type):
                 self._g.edges[a, b, rel_type]["properties"]["papers"] += 1
             else:

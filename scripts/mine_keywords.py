@@ -46,16 +46,23 @@ _IRREGULAR = {
     "optima": "optimum",
     "maxima": "maximum",
     "minima": "minimum",
+    "axes": "axis",
+    "biases": "bias",
+    "aliases": "alias",
+    "caches": "cache",
 }
+_INVARIANT = frozenset({"series", "species", "bayes", "news", "lens", "chaos", "gauss"})
+_KEEP_S = ("ss", "us", "is", "as", "ics")
+_MIN_PLURAL_LEN = 4
 _SEP = re.compile(r"[\s\-\u2010-\u2015_/]+")
-_KEEP_S = ("ss", "us", "is", "ics")
-_MIN_PLURAL_LEN = 4  # "gas", "bus", "its" etc. are never stripped
 
 
 def _singular(token: str) -> str:
     if token in _IRREGULAR:
         return _IRREGULAR[token]
-    if len(token) < _MIN_PLURAL_LEN or not token.endswith("s") or token.endswith(_KEEP_S):
+    if token in _INVARIANT or len(token) < _MIN_PLURAL_LEN:
+        return token
+    if not token.endswith("s") or token.endswith(_KEEP_S):
         return token
     if token.endswith("ies") and len(token) > _MIN_PLURAL_LEN:
         return token[:-3] + "y"

@@ -1,0 +1,34 @@
+"""Rules for the derived, weighted relationships, shared by both stores.
+
+``COAUTHOR {papers}`` links every pair of a paper's authors. ``CO_OCCURS {papers}`` links
+the pairs among a paper's :data:`CO_OCCURS_TOP_K` best-scored concepts only: all pairs of
+all mentions would grow quadratically with abstract length and drown the concept graph in
+incidental pairs ("deep learning" with everything), which makes Neo4j Browser pictures
+unreadable and writes slow.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+
+CO_OCCURS_TOP_K = 8
+
+
+def top_concepts(mentions: Iterable[tuple[str, float]]) -> set[str]:
+    """The concepts of one paper that take part in ``CO_OCCURS``: best score first, ties by id.
+
+    >>> sorted(top_concepts([("c:a", 1.0), ("c:b", 3.0)]))
+    ['c:a', 'c:b']
+    """
+    ranked = sorted(mentions, key=lambda m: (-m[1], m[0]))
+    return {cid for cid, _ in ranked[:CO_OCCURS_TOP_K]}
+
+
+def new_pairs(before: set[str], after: set[str]) -> list[tuple[str, str]]:
+    """Pairs (sorted ids) that ``after`` connects and ``before`` did not: each gets ``papers += 1``.
+
+    >>> new_pairs({"a", "b"}, {"a", "b", "c"})
+    [('a', 'c'), ('b', 'c')]
+    """
+    return [(a, b) for a, b in itertools.combinations(sorted(after), 2) if not (a in before and b in before)]
