@@ -196,13 +196,23 @@ def check_schema(payload: object, report: Report) -> list[dict[str, Any]]:
     return good
 
 
-def check_names_and_aliases(concepts: list[dict[str, Any]], report: Report) -> None:
-    """Names unique (exactly and normalised); each surface form maps to one concept."""
+def check_names(concepts: list[dict[str, Any]], report: Report) -> None:
+    """Concept names are unique, exactly and after normalisation."""
     exact = Counter(c["name"] for c in concepts)
     for name, count in sorted(exact.items()):
         if count > 1:
             report.error(f"duplicate concept name {name!r} ({count} times)")
+    by_key: defaultdict[str, set[str]] = defaultdict(set)
+    for concept in concepts:
+        by_key[normalise(concept["name"])].add(concept["name"])
+    for key, names in sorted(by_key.items()):
+        if len(names) > 1:
+            listed = ", ".join(repr(n) for n in sorted(names))
+            report.error(f"concept names {listed} are the same after normalisation ({key!r})")
 
+
+def check_surface_forms(concepts: list[dict[str, Any]], report: Report) -> None:
+    """Every name and alias maps to exactly one concept after normalisation."""
     owners: defaultdict[str, dict[str, list[str]]] = defaultdict(dict)
     for concept in concepts:
         name = concept["name"]
@@ -297,6 +307,9 @@ def print_summary(concepts: list[dict[str, Any]], edges: dict[str, list[str]] | 
     print("concepts by kind:")  # noqa: T201
     for kind in KINDS:
         print(f"  {kind:<8} {kinds.get(kind, 0):5d}")  # noqa: T201
+    invalid = len(concepts) - sum(kinds.get(kind, 0) for kind in KINDS)
+    if invalid:
+        print(f"  {'invalid':<8} {invalid:5d}")  # noqa: T201
     print(f"  {'total':<8} {len(concepts):5d}")  # noqa: T201
     aliases = sum(len(c["aliases"]) for c in concepts)
     print(f"aliases: {aliases}")  # noqa: T201
@@ -319,7 +332,8 @@ def validate(path: Path, *, strict: bool = False) -> int:
 
     report = Report()
     concepts = check_schema(payload, report)
-    check_names_and_aliases(concepts, report)
+    check_names(concepts, report)
+    check_surface_forms(concepts, report)
     check_soft_rules(concepts, report)
     edges = check_broader(concepts, report)
     cycle = find_cycle(edges)

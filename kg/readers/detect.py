@@ -46,23 +46,27 @@ def iter_input_files(paths: list[Path]) -> Iterator[Path | ReadProblem]:
             yield path
 
 
-def detect_format(text: str) -> str:
-    """``json``, ``jsonl``, ``csv`` or ``listing``, from the text itself."""
+def detect_format(text: str, suffix: str = "") -> str:
+    """``json``, ``jsonl``, ``csv`` or ``listing``, from the text; the suffix only breaks ties.
+
+    A header row naming known fields is CSV whatever the extension; a ``.csv``/``.tsv`` file
+    whose header names none is still read as CSV, so its reader can say which columns are
+    missing instead of calling it an unknown format.
+    """
     stripped = text.lstrip()
     first_line = stripped.split("\n", 1)[0].strip()
     if stripped.startswith("["):
         return "json"
     if stripped.startswith("{"):
         try:
-            json.loads(first_line)
+            json.loads(stripped)
         except json.JSONDecodeError:
-            return "json"
-        rest = stripped[len(first_line) :].strip()
-        return "jsonl" if rest.startswith("{") or not rest else "json"
+            return "jsonl"  # several objects, or one broken line among good ones
+        return "json"
     header = first_line.lower()
     cells = {c.strip().strip('"') for c in header.replace("\t", ",").split(",")}
     names = set(FIELD_NAMES["title"]) | set(FIELD_NAMES["abstract"]) | set(FIELD_NAMES["authors"])
-    if len(cells) > 1 and cells & names:
+    if len(cells) > 1 and (cells & names or suffix.lower() in (".csv", ".tsv")):
         return "csv"
     return "listing"
 
@@ -90,7 +94,7 @@ def read_file(path: Path) -> ReadResult:
             ReadProblem(name, line, f"not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})")
         )
         return result
-    result.format = detect_format(text)
+    result.format = detect_format(text, path.suffix)
     reader = {"json": read_json, "jsonl": read_jsonl, "csv": read_csv, "listing": read_listing}[result.format]
     for item in reader(text, name):
         if isinstance(item, ReadProblem):

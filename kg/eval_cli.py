@@ -1,0 +1,61 @@
+"""``kg eval-concepts``: our concept ranking beside YAKE on the same papers, in one run."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import cast
+
+from kg.evaluation import EvalPaper, EvalRow, format_table, load_eval_papers, run_timed, yake_predict
+from kg.models import PaperRecord, RawPaper
+from kg.nlp import Mode, load_nlp
+from kg.pipeline import Pipeline
+
+TOP_K = 10
+
+
+def record_keyphrases(record: PaperRecord, k: int = TOP_K) -> list[str]:
+    """A paper's concepts as stored, best score first: what "top concepts of a paper" returns."""
+    names = {n.id: str(n.properties.get("name", "")) for n in record.nodes if n.label == "Concept"}
+    scored: list[tuple[float, str]] = []
+    for r in record.relationships:
+        value = r.properties.get("score")
+        if r.type == "MENTIONS":
+            scored.append((float(value) if isinstance(value, int | float) else 0.0, names.get(r.end, "")))
+    ranked = [name for _, name in sorted(scored, key=lambda s: (-s[0], s[1])) if name]
+    return ranked[:k]
+
+
+def predictor(mode: Mode) -> tuple[str, Callable[[Sequence[EvalPaper]], list[list[str]]]]:
+    """A timed predictor for one mode; the spaCy model is loaded before timing starts."""
+    nlp = load_nlp(mode=mode)
+    pipeline = Pipeline(nlp=nlp, mode=mode)
+
+    def predict(papers: Sequence[EvalPaper]) -> list[list[str]]:
+        raws = [
+            RawPaper(file="eval", line=i, title=p.title or None, abstract=p.abstract)
+            for i, p in enumerate(papers, start=1)
+        ]
+        records, problems = pipeline.build(raws)
+        if problems:
+            raise RuntimeError(f"extraction failed on {len(problems)} paper(s): {problems[0]}")
+        return [record_keyphrases(r) for r in records]
+
+    predict(papers=[EvalPaper("warmup", "Warm up", "A warm-up abstract about bandits.", ("x",))])
+    return f"paperkg-{mode}", predict
+
+
+def run_eval_concepts(path: Path, *, limit: int | None, mode: str, yake: bool) -> int:
+    """Print the side-by-side table; exit code 0."""
+    papers = load_eval_papers(path, limit=limit or None)
+    modes: list[Mode] = ["fast", "accurate"] if mode == "both" else [cast(Mode, mode)]
+    rows: list[EvalRow] = []
+    for m in modes:
+        name, fn = predictor(m)
+        rows.append(run_timed(name, fn, papers))
+    if yake:
+        rows.append(run_timed("yake", yake_predict, papers))
+    sys.stdout.write(f"{path.name}: {len(papers)} papers with abstract and keywords\n")
+    sys.stdout.write(format_table(rows) + "\n")
+    return 0

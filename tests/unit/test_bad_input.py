@@ -1,0 +1,120 @@
+"""Bad input: a specific message naming file and line, and nothing else lost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kg.cli import main
+from tests.conftest import EXAMPLES
+
+GOOD = {"title": "A good paper", "abstract": "We study multi-armed bandits with regret bounds."}
+
+
+def _ingest(tmp_path: Path, capsys: pytest.CaptureFixture[str], *paths: Path) -> tuple[int, str]:
+    code = main(["ingest", "--no-progress", "--data-dir", str(tmp_path / "kg"), *map(str, paths)])
+    return code, capsys.readouterr().out
+
+
+def _papers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> int:
+    main(["stats", "--json", "--data-dir", str(tmp_path / "kg")])
+    return int(json.loads(capsys.readouterr().out)["nodes"]["Paper"])
+
+
+def _good_file(tmp_path: Path) -> Path:
+    f = tmp_path / "good.jsonl"
+    f.write_text(json.dumps(GOOD) + "\n", encoding="utf-8")
+    return f
+
+
+def test_missing_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _ingest(tmp_path, capsys, tmp_path / "nope.txt", _good_file(tmp_path))
+    assert code == 1
+    assert f"skipped {tmp_path / 'nope.txt'}: no such file or directory" in out
+    assert _papers(tmp_path, capsys) == 1
+
+
+def test_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n\n")
+    code, out = _ingest(tmp_path, capsys, empty, _good_file(tmp_path))
+    assert code == 1 and f"{empty}: file is empty" in out
+    assert _papers(tmp_path, capsys) == 1
+
+
+def test_binary_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    binary = tmp_path / "listing.txt"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    code, out = _ingest(tmp_path, capsys, binary, _good_file(tmp_path))
+    assert code == 1 and f"{binary}: binary file (contains NUL bytes), not a listing" in out
+    assert _papers(tmp_path, capsys) == 1
+
+
+def test_non_utf8_file_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    latin = tmp_path / "latin1.txt"
+    latin.write_bytes("ICLR 2026 Papers\n\nG\u00f6del".encode("latin-1"))
+    code, out = _ingest(tmp_path, capsys, latin)
+    assert code == 1 and f"{latin}:3: not UTF-8 text (byte 0xf6" in out
+
+
+def test_unknown_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    odd = tmp_path / "notes.txt"
+    odd.write_text("shopping list\nmilk\neggs\n")
+    code, out = _ingest(tmp_path, capsys, odd, _good_file(tmp_path))
+    assert code == 1 and f"{odd}: not a known listing format" in out
+    assert _papers(tmp_path, capsys) == 1
+
+
+def test_malformed_json_line_keeps_the_good_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "mixed.jsonl"
+    other = {"title": "Another paper", "abstract": "Nash equilibria in zero-sum games."}
+    f.write_text(json.dumps(GOOD) + '\n{"title": "broken", \n' + json.dumps(other) + "\n")
+    code, out = _ingest(tmp_path, capsys, f)
+    assert code == 1
+    assert f"{f}:2: malformed JSON line" in out
+    assert "2 paper(s) read" in out and "2 added" in out and "1 skipped" in out
+    assert _papers(tmp_path, capsys) == 2
+
+
+def test_csv_without_title_or_abstract_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "wrong.csv"
+    f.write_text("name_of_author,year\nA B,2020\n")
+    code, out = _ingest(tmp_path, capsys, f, _good_file(tmp_path))
+    assert code == 1
+    assert f"{f}:1: CSV header has no title or abstract column (found: name_of_author, year" in out
+    assert _papers(tmp_path, capsys) == 1
+
+
+def test_csv_row_with_missing_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "short.csv"
+    f.write_text("title,abstract,year\nGood one,Abstract one.,2020\nShort row\nGood two,Abstract two.,2021\n")
+    code, out = _ingest(tmp_path, capsys, f)
+    assert code == 1 and f"{f}:3: row has 1 fields, the header has 3" in out
+    assert _papers(tmp_path, capsys) == 2
+
+
+def test_record_without_title_or_abstract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "r.jsonl"
+    f.write_text(json.dumps({"authors": ["A B"], "year": 2020}) + "\n" + json.dumps(GOOD) + "\n")
+    code, out = _ingest(tmp_path, capsys, f)
+    assert code == 1 and f"{f}:1: record has neither a title nor an abstract" in out
+    assert _papers(tmp_path, capsys) == 1
+
+
+def test_title_only_record_is_a_valid_paper(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "meta.jsonl"
+    f.write_text(json.dumps({"title": "Scaling Laws for Sparse Models", "abstract": "", "authors": ["A B"]}) + "\n")
+    code, out = _ingest(tmp_path, capsys, f)
+    assert code == 0 and "1 added" in out and "0 skipped" in out
+
+
+def test_listing_lines_without_abstract_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "cut.txt"
+    text = (EXAMPLES / "003_2a261481fbd52cec.txt").read_text(encoding="utf-8").rstrip("\n")
+    f.write_text(text + "\n\nTheory\n\nSomeone Else, Another Person\n", encoding="utf-8")
+    code, out = _ingest(tmp_path, capsys, f)
+    assert code == 1 and "20 added" in out
+    theory_line = text.count("\n") + 3  # last line of the listing, a blank line, then "Theory"
+    assert f"{f}:{theory_line}: line is not followed by an abstract: 'Theory'" in out
