@@ -1,0 +1,25 @@
+"""The Neo4j version is pinned once (scripts/neo4j/versions.env); the compose file must agree."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from tests.conftest import ROOT
+
+
+def _pins() -> dict[str, str]:
+    text = (ROOT / "scripts" / "neo4j" / "versions.env").read_text(encoding="utf-8")
+    return dict(re.findall(r"^([A-Z_]+)=(\S+)$", text, flags=re.M))
+
+
+def test_compose_image_matches_the_pinned_version() -> None:
+    pins = _pins()
+    assert pins["NEO4J_VERSION"] == pins["APOC_VERSION"]
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+    image = compose["services"]["neo4j"]["image"]
+    assert image == f"neo4j:${{NEO4J_VERSION:-{pins['NEO4J_VERSION']}}}-community"
+    health = compose["services"]["neo4j"]["healthcheck"]["test"]
+    assert "RETURN 1" in " ".join(health)  # a real query, not an open port
+    assert compose["services"]["api"]["depends_on"]["neo4j"]["condition"] == "service_healthy"
