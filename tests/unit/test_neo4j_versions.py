@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 
 def _pins() -> dict[str, str]:
     text = (ROOT / "scripts" / "neo4j" / "versions.env").read_text(encoding="utf-8")
-    return dict(re.findall(r"^([A-Z_]+)=(\S+)$", text, flags=re.M))
+    return dict(re.findall(r"^([A-Z0-9_]+)=(\S+)$", text, flags=re.M))
 
 
 def test_compose_image_matches_the_pinned_version() -> None:
