@@ -16,14 +16,23 @@ TOP_K = 10
 
 
 def record_keyphrases(record: PaperRecord, k: int = TOP_K) -> list[str]:
-    """A paper's concepts as stored, best score first: what "top concepts of a paper" returns."""
+    """A paper's top concepts as stored, best ``MENTIONS.score`` first, in the paper's wording.
+
+    Each mention keeps ``surface``, how the paper first writes the concept ("GANs",
+    "Generative Adversarial Networks", "in-context learning"); that is what a reader of the
+    paper's top concepts sees, so it is what is scored. Mentions without one fall back to
+    the concept's canonical ``name``.
+    """
     names = {n.id: str(n.properties.get("name", "")) for n in record.nodes if n.label == "Concept"}
     scored: list[tuple[float, str]] = []
     for r in record.relationships:
+        if r.type != "MENTIONS":
+            continue
         value = r.properties.get("score")
-        if r.type == "MENTIONS":
-            scored.append((float(value) if isinstance(value, int | float) else 0.0, names.get(r.end, "")))
-    ranked = [name for _, name in sorted(scored, key=lambda s: (-s[0], s[1])) if name]
+        surface = r.properties.get("surface")
+        phrase = surface if isinstance(surface, str) and surface else names.get(r.end, "")
+        scored.append((float(value) if isinstance(value, int | float) else 0.0, phrase))
+    ranked = [phrase for _, phrase in sorted(scored, key=lambda s: (-s[0], s[1])) if phrase]
     return ranked[:k]
 
 

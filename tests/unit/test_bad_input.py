@@ -105,12 +105,16 @@ def test_record_without_title_or_abstract(tmp_path: Path, capsys: pytest.Capture
 
 def test_title_only_record_is_a_valid_paper(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "meta.jsonl"
-    f.write_text(json.dumps({"title": "Scaling Laws for Sparse Models", "abstract": "", "authors": ["A B"]}) + "\n")
+    f.write_text(
+        json.dumps({"title": "Scaling Laws for Sparse Models", "abstract": "", "authors": ["A B"]}) + "\n"
+    )
     code, out = _ingest(tmp_path, capsys, f)
     assert code == 0 and "1 added" in out and "0 skipped" in out
 
 
-def test_listing_lines_without_abstract_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_listing_lines_without_abstract_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     f = tmp_path / "cut.txt"
     text = (EXAMPLES / "003_2a261481fbd52cec.txt").read_text(encoding="utf-8").rstrip("\n")
     f.write_text(text + "\n\nTheory\n\nSomeone Else, Another Person\n", encoding="utf-8")

@@ -59,8 +59,12 @@ def test_seed_graph_contents(data_dir: Path, capsys: pytest.CaptureFixture[str])
     assert nodes["author:korbinian-poppel"]["properties"]["name"] == "Korbinian Pöppel"
     llm = nodes["topic:deep-learning/large-language-models"]["properties"]
     assert llm == {"name": "Large Language Models", "path": ["Deep Learning", "Large Language Models"]}
-    assert {"type": "SUBTOPIC_OF", "start": "topic:deep-learning/large-language-models",
-            "end": "topic:deep-learning", "properties": {}} in rels
+    assert {
+        "type": "SUBTOPIC_OF",
+        "start": "topic:deep-learning/large-language-models",
+        "end": "topic:deep-learning",
+        "properties": {},
+    } in rels
     assert "topic:theory/optimization" in nodes and "topic:optimization" in nodes
     papers = [n for n in graph["nodes"] if n["label"] == "Paper"]
     assert sum(1 for p in papers if p["properties"]["authorsTruncated"]) == 1
@@ -70,7 +74,9 @@ def test_seed_graph_contents(data_dir: Path, capsys: pytest.CaptureFixture[str])
     assert concepts and all({"name", "kind", "aliases"} <= set(c["properties"]) for c in concepts)
 
 
-def test_graphml_and_cypher_exports(data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_graphml_and_cypher_exports(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run(capsys, "ingest", "--no-progress", str(EXAMPLES))
     out_file = tmp_path / "g.graphml"
     assert main(["export", "--format", "graphml", "-o", str(out_file)]) == 0
@@ -89,4 +95,6 @@ def test_missing_spacy_vocabulary_or_store_errors_are_one_line(
     (bad / "graph.pickle").write_bytes(b"garbage")
     code = main(["stats", "--data-dir", str(bad)])
     err = capsys.readouterr().err
-    assert code == 2 and err.startswith("kg stats: error: cannot load the graph from") and "Traceback" not in err
+    assert (
+        code == 2 and err.startswith("kg stats: error: cannot load the graph from") and "Traceback" not in err
+    )

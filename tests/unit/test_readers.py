@@ -74,16 +74,36 @@ def test_field_parsers() -> None:
 def test_jsonl_with_paperlists_fields(tmp_path: Path) -> None:
     f = tmp_path / "x.jsonl"
     rows = [
-        {"id": "a1", "title": "T1", "authors": ["X Y", "Z W"], "abstract": "Abs one.",
-         "keywords": ["bandits"], "venue": "ICLR", "year": 2018, "primary_area": ""},
-        {"id": "a2", "title": "Only a title", "authors": [], "abstract": "", "venue": "NeurIPS", "year": 2023},
+        {
+            "id": "a1",
+            "title": "T1",
+            "authors": ["X Y", "Z W"],
+            "abstract": "Abs one.",
+            "keywords": ["bandits"],
+            "venue": "ICLR",
+            "year": 2018,
+            "primary_area": "",
+        },
+        {
+            "id": "a2",
+            "title": "Only a title",
+            "authors": [],
+            "abstract": "",
+            "venue": "NeurIPS",
+            "year": 2023,
+        },
     ]
     f.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     result = read_file(f)
     assert result.format == "jsonl" and result.problems == []
     a, b = result.papers
     assert (a.title, a.authors, a.keywords, a.venue, a.year, a.line) == (
-        "T1", ["X Y", "Z W"], ["bandits"], "ICLR", 2018, 1
+        "T1",
+        ["X Y", "Z W"],
+        ["bandits"],
+        "ICLR",
+        2018,
+        1,
     )
     assert b.title == "Only a title" and b.abstract == "" and b.line == 2
 
@@ -108,7 +128,12 @@ def test_csv_export(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("text", "fmt"),
-    [('{"a": 1}\n{"a": 2}\n', "jsonl"), ("[{}]", "json"), ("title,abstract\n", "csv"), ("ICLR 2026 Papers\n", "listing")],
+    [
+        ('{"a": 1}\n{"a": 2}\n', "jsonl"),
+        ("[{}]", "json"),
+        ("title,abstract\n", "csv"),
+        ("ICLR 2026 Papers\n", "listing"),
+    ],
 )
 def test_format_is_chosen_by_content(text: str, fmt: str) -> None:
     assert detect_format(text) == fmt
