@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     max_query_depth: int = 10
     max_aliases: int = 30
     request_timeout_s: float = 10.0
+    # GraphQL responses kept per store version (the API never writes); 0 disables the cache.
+    response_cache_size: int = 1024
 
     @model_validator(mode="after")
     def _enforce_non_default_secrets(self) -> Settings:

@@ -1,0 +1,390 @@
+"""The FastAPI app: ``/graphql`` (with GraphiQL) and ``/healthz``, CORS, and a request timeout.
+
+The lifespan opens the configured store (unless one is injected, e.g. by tests) and closes what
+it opened. If the store cannot be reached at start-up the app still starts: ``/healthz`` answers
+503 and GraphQL answers ``STORE_UNAVAILABLE`` until the store comes back, which is what an
+orchestrator's health check and a client's retry need.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from strawberry.fastapi import GraphQLRouter
+
+from api.context import get_context
+from api.loaders import call_store
+from api.schema import build_schema
+from kg.config import Settings, get_settings
+from kg.errors import KGError, StoreUnavailable
+from kg.service import GraphService
+from kg.store import GraphStore
+
+log = logging.getLogger("paperkg.api")
+HEALTH_TIMEOUT_S = 5.0
+REOPEN_INTERVAL_S = 2.0
+DEFAULT_RESPONSE_CACHE_SIZE = 1024
+
+
+class RequestTimeoutMiddleware:
+    """Answer 504 with a GraphQL-shaped ``TIMEOUT`` error when a request takes too long.
+
+    Pure ASGI (not ``BaseHTTPMiddleware``), so it adds no per-request task. Work already running
+    in a worker thread finishes in the background (threads cannot be killed); the client gets
+    its answer on time. If the response had already started, the connection is just closed.
+
+    Args:
+        app: the wrapped ASGI app.
+        timeout_s: seconds per request; ``0`` or less disables the limit.
+    """
+
+    def __init__(self, app: ASGIApp, timeout_s: float) -> None:
+        self.app = app
+        self.timeout_s = timeout_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.timeout_s <= 0:
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_tracking(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await asyncio.wait_for(self.app(scope, receive, send_tracking), self.timeout_s)
+        except TimeoutError:
+            if started:
+                return
+            body = json.dumps(
+                {
+                    "data": None,
+                    "errors": [
+                        {
+                            "message": f"request timed out after {self.timeout_s:g} s "
+                            "(KG_REQUEST_TIMEOUT_S); narrow the query (smaller first/maxNodes/depth)",
+                            "extensions": {"code": "TIMEOUT"},
+                        }
+                    ],
+                }
+            ).encode()
+            await _send_json(send, 504, body)
+
+
+class ResponseCacheMiddleware:
+    """Answer repeated identical GraphQL POSTs from memory while the store's version is unchanged.
+
+    The API only reads, and the store changes only through ingest, so a response is valid until
+    :meth:`kg.service.GraphService.version` changes (re-read every few seconds). Keyed by the raw
+    request body and ``Accept`` header; only successful JSON responses without ``errors`` are
+    kept, in an LRU bounded by entries and bytes. A hit costs one dictionary lookup instead of
+    parsing, resolving and serialising; it is what keeps p95 low under concurrency on a small
+    machine (see ``bench/README.md``). Disable with ``response_cache_size=0``.
+
+    Args:
+        app: the wrapped ASGI app.
+        version: async callable giving the current store version (raising when the store is down).
+        max_entries: responses kept (0 disables the cache).
+        max_bytes: total size of kept responses.
+        max_entry_bytes: larger responses are not kept.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        version: Callable[[], Awaitable[Hashable]],
+        max_entries: int = DEFAULT_RESPONSE_CACHE_SIZE,
+        max_bytes: int = 64 * 1024 * 1024,
+        max_entry_bytes: int = 2 * 1024 * 1024,
+        path: str = "/graphql",
+    ) -> None:
+        self.app = app
+        self.version = version
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.max_entry_bytes = max_entry_bytes
+        self.path = path
+        self._entries: OrderedDict[tuple[Hashable, bytes, bytes], bytes] = OrderedDict()
+        self._bytes = 0
+        self.hits = 0
+        self.misses = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            self.max_entries <= 0
+            or scope["type"] != "http"
+            or scope["method"] != "POST"
+            or scope["path"].rstrip("/") != self.path
+        ):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        if not headers.get(b"content-type", b"").startswith(b"application/json"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        try:
+            key: tuple[Hashable, bytes, bytes] | None = (
+                await self.version(),
+                headers.get(b"accept", b""),
+                body,
+            )
+        except KGError:
+            key = None  # store down: let the request fail properly
+        cached = self._entries.get(key) if key is not None else None
+        if cached is not None and key is not None:
+            self._entries.move_to_end(key)
+            self.hits += 1
+            await _send_json(send, 200, cached)
+            return
+        self.misses += 1
+        status = 0
+        content_type = b""
+        parts: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            nonlocal status, content_type
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                content_type = dict(message.get("headers", [])).get(b"content-type", b"")
+            elif message["type"] == "http.response.body":
+                parts.append(message.get("body", b""))
+            await send(message)
+
+        await self.app(scope, replay, capture)
+        if key is None or status != 200 or not content_type.startswith(b"application/json"):
+            return
+        payload = b"".join(parts)
+        if len(payload) > self.max_entry_bytes or b'"errors"' in payload and "errors" in json.loads(payload):
+            return
+        self._store(key, payload)
+
+    def _store(self, key: tuple[Hashable, bytes, bytes], payload: bytes) -> None:
+        self._entries[key] = payload
+        self._bytes += len(payload) + len(key[2])
+        while self._entries and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
+            old_key, old = self._entries.popitem(last=False)
+            self._bytes -= len(old) + len(old_key[2])
+
+
+async def _send_json(send: Send, status: int, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class _ReopeningStore:
+    """Stands in for a store that could not be opened, retrying ``open_store`` on use.
+
+    Every call raises :class:`StoreUnavailable` until the store opens; then it delegates.
+    """
+
+    def __init__(self, settings: Settings, error: KGError) -> None:
+        self.backend_name = settings.backend
+        self._settings = settings
+        self._error = error
+        self._inner: GraphStore | None = None
+        self._next_try = time.monotonic() + REOPEN_INTERVAL_S
+        self._lock = threading.Lock()
+
+    def _get(self) -> GraphStore:
+        if self._inner is not None:
+            return self._inner
+        with self._lock:
+            if self._inner is None and time.monotonic() >= self._next_try:
+                from kg.stores import open_store
+
+                try:
+                    self._inner = open_store(self._settings)
+                except KGError as e:
+                    self._error = e
+                    self._next_try = time.monotonic() + REOPEN_INTERVAL_S
+            if self._inner is None:
+                raise StoreUnavailable(str(self._error)) from self._error
+            return self._inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._get(), name)
+
+    def close(self) -> None:
+        if self._inner is not None:
+            self._inner.close()
+
+
+def _open(settings: Settings) -> GraphStore:
+    from kg.stores import open_store
+
+    try:
+        return open_store(settings)
+    except StoreUnavailable as e:
+        log.error("graph store unavailable at start-up (will retry on use): %s", e)
+        return _ReopeningStore(settings, e)  # type: ignore[return-value]
+
+
+def create_app(
+    settings: Settings | None = None,
+    store: GraphStore | None = None,
+    *,
+    response_cache_size: int | None = None,
+    warm: bool | None = None,
+) -> FastAPI:
+    """The paperkg API.
+
+    Args:
+        settings: defaults to :func:`kg.config.get_settings` (``KG_*`` environment variables).
+        store: an open store to serve (not closed on shutdown); default: open one from settings.
+        response_cache_size: responses kept by :class:`ResponseCacheMiddleware`; default
+            ``settings.response_cache_size`` when that setting exists, else 1024; 0 disables it.
+        warm: build the service's indexes and projections in the background at start-up;
+            default: only when the app opens the store itself (``kg serve``).
+
+    Returns:
+        A FastAPI app serving ``/graphql`` and ``/healthz``.
+
+    Example:
+        >>> from kg.networkx_store import NetworkXStore
+        >>> app = create_app(Settings(), store=NetworkXStore())
+        >>> app.title
+        'paperkg'
+    """
+    cfg = settings if settings is not None else get_settings()
+    cache_size = (
+        int(getattr(cfg, "response_cache_size", DEFAULT_RESPONSE_CACHE_SIZE))
+        if response_cache_size is None
+        else response_cache_size
+    )
+    warm_up = store is None if warm is None else warm
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = store is None
+        active = store if store is not None else await asyncio.to_thread(_open, cfg)
+        app.state.settings = cfg
+        if owned:
+            app.state.store = active
+            app.state.service = _service(active)
+        warming = None
+        if warm_up:
+            gc.freeze()  # the store just loaded: keep it out of every later collection
+            warming = asyncio.create_task(_warm(app.state.service))
+        try:
+            yield
+        finally:
+            if warming is not None:
+                warming.cancel()
+            if owned:
+                await asyncio.to_thread(active.close)
+
+    app = FastAPI(
+        title="paperkg",
+        description="Knowledge graph of research papers: GraphQL at /graphql, health at /healthz.",
+        lifespan=lifespan,
+    )
+    # Set eagerly too, so the app works under test clients that skip the lifespan.
+    app.state.settings = cfg
+    if store is not None:
+        app.state.store = store
+        app.state.service = _service(store)
+
+    graphql: GraphQLRouter[Any, None] = GraphQLRouter(
+        build_schema(cfg), context_getter=get_context, graphql_ide="graphiql"
+    )
+    app.include_router(graphql, prefix="/graphql")
+
+    @app.get("/healthz", summary="Liveness and store reachability")
+    async def healthz() -> JSONResponse:
+        active: GraphStore = app.state.store
+        try:
+            await asyncio.wait_for(asyncio.to_thread(active.ping), HEALTH_TIMEOUT_S)
+        except (KGError, TimeoutError) as e:
+            reason = str(e) or f"no answer within {HEALTH_TIMEOUT_S:g} s"
+            return JSONResponse(
+                {"status": "unavailable", "backend": active.backend_name, "error": reason}, status_code=503
+            )
+        return JSONResponse({"status": "ok", "backend": active.backend_name})
+
+    async def version() -> Hashable:
+        service: GraphService = app.state.service
+        return await call_store(service.store.backend_name != "memory", service.version)
+
+    # Added innermost first: CORS wraps the timeout, which wraps the response cache.
+    app.add_middleware(ResponseCacheMiddleware, version=version, max_entries=cache_size)
+    app.add_middleware(RequestTimeoutMiddleware, timeout_s=cfg.request_timeout_s)
+    if cfg.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=cfg.cors_origins,
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=["*"],
+        )
+    return app
+
+
+def _service(store: GraphStore) -> GraphService:
+    """The service over ``store``. The embedded store lives in this process and nothing here
+    writes to it, so its version is read once; a shared server (Neo4j) is re-checked every few
+    seconds so that an ingest from elsewhere shows up."""
+    if store.backend_name == "memory":
+        return GraphService(store, refresh_interval_s=math.inf)
+    return GraphService(store)
+
+
+def prepare(service: GraphService) -> None:
+    """Warm the service's caches, then exempt everything alive from cyclic garbage collection.
+
+    A 10,000-paper embedded graph with its indexes is close to a million Python objects; a full
+    collection walks all of them (about 0.6 s here), which showed up as latency spikes.
+    ``gc.freeze()`` moves them to the permanent generation: they are still freed by reference
+    counting, only cycles among them are never collected (the caches hold none worth reclaiming).
+    """
+    service.warm()
+    gc.freeze()
+
+
+async def _warm(service: GraphService) -> None:
+    t0 = time.perf_counter()
+    try:
+        await asyncio.to_thread(prepare, service)
+    except KGError as e:
+        log.warning("could not warm the caches (they fill on demand): %s", e)
+        return
+    log.info("caches warm after %.1f s", time.perf_counter() - t0)

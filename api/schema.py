@@ -1,0 +1,396 @@
+# strawberry.field(description=...) is typed as returning Any, which strict mypy reports on every
+# resolver; the resolvers themselves are fully annotated.
+# mypy: disable-error-code="untyped-decorator"
+"""The GraphQL schema: ``Query`` (thin resolvers over :class:`kg.service.GraphService`) and its protection.
+
+Protection: :class:`~strawberry.extensions.QueryDepthLimiter` and
+:class:`~strawberry.extensions.MaxAliasesLimiter` from settings, page sizes capped at
+``settings.max_page_size``, node budgets and depths capped by the service, and
+:class:`ErrorPolicy` (a :class:`~strawberry.extensions.MaskErrors`) that gives every error a
+``code`` extension and hides only the unexpected ones. Codes: ``BAD_USER_INPUT``,
+``GRAPHQL_VALIDATION_FAILED``, ``GRAPHQL_PARSE_FAILED``, ``STORE_UNAVAILABLE``, ``STORE_ERROR``,
+``INTERNAL_SERVER_ERROR`` (and ``TIMEOUT`` from the HTTP layer).
+
+The checked-in ``schema.graphql`` is ``print_sdl()``; a test fails when they drift.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from functools import partial
+from typing import Annotated, Any
+
+import strawberry
+from graphql import GraphQLError, GraphQLSyntaxError
+from strawberry.extensions import (
+    AddValidationRules,
+    MaskErrors,
+    MaxAliasesLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
+from strawberry.types import ExecutionContext
+
+from api.types import (
+    APIError,
+    Author,
+    AuthorOrder,
+    CentralityMeasure,
+    CollaborationPath,
+    Community,
+    Concept,
+    ConceptKind,
+    ConceptOrder,
+    Connection,
+    GraphKind,
+    Info,
+    LabelCount,
+    Network,
+    NetworkEdge,
+    NetworkNode,
+    Paper,
+    RankedAuthor,
+    RankedConcept,
+    SearchHit,
+    Stats,
+    Topic,
+    TypeCount,
+    Venue,
+    check_first,
+    make_connection,
+    page_window,
+    paper_connection,
+    search_hit,
+)
+from kg.config import Settings
+from kg.errors import GraphStoreError, StoreUnavailable
+from kg.service import InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
+
+log = logging.getLogger("paperkg.api")
+# Distinct documents whose parse and validation results are kept (clients reuse a few queries).
+DOCUMENT_CACHE_SIZE = 512
+
+
+@strawberry.input(name="PaperFilter", description="Conditions on papers; all given ones must hold.")
+class PaperFilterInput:
+    venue: str | None = strawberry.field(default=None, description="`ICLR 2026`, or a series: `ICLR`.")
+    year: int | None = None
+    topic: str | None = strawberry.field(
+        default=None, description="A topic path (`Deep Learning · Algorithms`) or name; subtopics included."
+    )
+    concept: str | None = strawberry.field(
+        default=None, description="A concept name, alias, plural or acronym; narrower concepts included."
+    )
+    author: str | None = None
+    text: str | None = strawberry.field(default=None, description="Full-text query; results by relevance.")
+
+    def to_domain(self) -> PaperFilter:
+        return PaperFilter(
+            venue=self.venue,
+            year=self.year,
+            topic=self.topic,
+            concept=self.concept,
+            author=self.author,
+            text=self.text,
+        )
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _network(view: NetworkView) -> Network:
+    return Network(
+        nodes=[NetworkNode.from_domain(n, w) for n, w in view.nodes],
+        edges=[
+            NetworkEdge(source=strawberry.ID(a), target=strawberry.ID(b), weight=w) for a, b, w in view.edges
+        ],
+        truncated=view.truncated,
+    )
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="A paper by id.")
+    async def paper(self, info: Info, id: strawberry.ID) -> Paper | None:
+        node = await info.context.loaders.nodes.load(str(id))
+        return Paper.from_domain(node) if node is not None and node.label == "Paper" else None
+
+    @strawberry.field(description="Papers matching a filter: newest first, or by relevance with `text`.")
+    async def papers(
+        self,
+        info: Info,
+        where: PaperFilterInput | None = None,
+        first: int | None = 20,
+        after: str | None = None,
+    ) -> Connection[Paper]:
+        check_first(info, first)
+        flt = where.to_domain() if where is not None else PaperFilter()
+        ids = await info.context.call(info.context.service.filter_papers, flt)
+        return await paper_connection(info, ids, first, after)
+
+    @strawberry.field(description="A concept by name, alias, plural, any case or acronym; null if unknown.")
+    async def concept(self, info: Info, name: str) -> Concept | None:
+        node = await info.context.call(info.context.service.resolve_concept, name)
+        return Concept.from_domain(node) if node is not None else None
+
+    @strawberry.field(
+        description="Concepts with names close to `name` (for a `concept` that came back null)."
+    )
+    async def concept_suggestions(self, info: Info, name: str, first: int | None = 5) -> list[Concept]:
+        n = check_first(info, first, default=5)
+        nodes = await info.context.call(info.context.service.suggest_concepts, name, n)
+        return [Concept.from_domain(c) for c in nodes]
+
+    @strawberry.field(description="Concepts, optionally filtered by name substring and kind.")
+    async def concepts(
+        self,
+        info: Info,
+        search: str | None = None,
+        kind: ConceptKind | None = None,
+        first: int | None = 20,
+        after: str | None = None,
+        order_by: ConceptOrder | None = ConceptOrder.PAPER_COUNT,
+    ) -> Connection[Concept]:
+        n = check_first(info, first)
+        nodes = await info.context.call(
+            info.context.service.list_concepts,
+            search,
+            kind.value if kind else None,
+            (order_by or ConceptOrder.PAPER_COUNT).value,
+        )
+        start, stop = page_window(len(nodes), n, after)
+        return make_connection([Concept.from_domain(c) for c in nodes[start:stop]], start, len(nodes))
+
+    @strawberry.field(
+        description="An author by name (any case or accents, nickname optional); null if unknown."
+    )
+    async def author(self, info: Info, name: str) -> Author | None:
+        node = await info.context.call(info.context.service.resolve_author, name)
+        return Author.from_domain(node) if node is not None else None
+
+    @strawberry.field(description="Authors, optionally filtered by name substring.")
+    async def authors(
+        self,
+        info: Info,
+        search: str | None = None,
+        first: int | None = 20,
+        after: str | None = None,
+        order_by: AuthorOrder | None = AuthorOrder.NAME,
+    ) -> Connection[Author]:
+        n = check_first(info, first)
+        nodes = await info.context.call(
+            info.context.service.list_authors, search, (order_by or AuthorOrder.NAME).value
+        )
+        start, stop = page_window(len(nodes), n, after)
+        return make_connection([Author.from_domain(a) for a in nodes[start:stop]], start, len(nodes))
+
+    @strawberry.field(description="Every venue, by series then year.")
+    async def venues(self, info: Info) -> list[Venue]:
+        nodes = await info.context.call(info.context.service.venues)
+        return [Venue.from_domain(v) for v in nodes]
+
+    @strawberry.field(description="Every topic, parents before their subtopics.")
+    async def topics(self, info: Info) -> list[Topic]:
+        nodes = await info.context.call(info.context.service.topics)
+        return [Topic.from_domain(t) for t in nodes]
+
+    @strawberry.field(
+        description="An author's co-authorship network, `depth` hops (≤ 3), `maxNodes` (≤ 1000)."
+    )
+    async def coauthor_network(
+        self, info: Info, author: str, depth: int | None = 1, max_nodes: int | None = 200
+    ) -> Network:
+        view = await info.context.compute(
+            info.context.service.coauthor_network, author, _or(depth, 1), _or(max_nodes, 200)
+        )
+        return _network(view)
+
+    @strawberry.field(
+        description="Concept co-occurrence around `concept` (or the strongest part of the whole graph)."
+    )
+    async def concept_graph(
+        self,
+        info: Info,
+        concept: str | None = None,
+        min_weight: int | None = 1,
+        max_nodes: int | None = 200,
+        depth: int | None = 1,
+    ) -> Network:
+        view = await info.context.compute(
+            info.context.service.concept_graph,
+            concept,
+            _or(min_weight, 1),
+            _or(max_nodes, 200),
+            _or(depth, 1),
+        )
+        return _network(view)
+
+    @strawberry.field(description="A shortest co-authorship chain between two authors; null if none.")
+    async def collaboration_path(
+        self,
+        info: Info,
+        from_: Annotated[str, strawberry.argument(name="from", description="An author name.")],
+        to: Annotated[str, strawberry.argument(description="An author name.")],
+    ) -> CollaborationPath | None:
+        nodes = await info.context.compute(info.context.service.collaboration_path, from_, to)
+        if nodes is None:
+            return None
+        return CollaborationPath(authors=[Author.from_domain(a) for a in nodes], length=len(nodes) - 1)
+
+    @strawberry.field(description="The most central authors of the co-author graph.")
+    async def central_authors(
+        self, info: Info, measure: CentralityMeasure | None = CentralityMeasure.DEGREE, first: int | None = 10
+    ) -> list[RankedAuthor]:
+        n = check_first(info, first, default=10)
+        ranked = await info.context.compute(
+            info.context.service.central, "COAUTHOR", (measure or CentralityMeasure.DEGREE).value, n
+        )
+        return [RankedAuthor(author=Author.from_domain(node), score=s) for node, s in ranked]
+
+    @strawberry.field(description="The most central concepts of the co-occurrence graph.")
+    async def central_concepts(
+        self, info: Info, measure: CentralityMeasure | None = CentralityMeasure.DEGREE, first: int | None = 10
+    ) -> list[RankedConcept]:
+        n = check_first(info, first, default=10)
+        ranked = await info.context.compute(
+            info.context.service.central, "CONCEPT", (measure or CentralityMeasure.DEGREE).value, n
+        )
+        return [RankedConcept(concept=Concept.from_domain(node), score=s) for node, s in ranked]
+
+    @strawberry.field(description="Louvain communities of a graph, largest first.")
+    async def communities(
+        self, info: Info, graph: GraphKind | None = GraphKind.COAUTHOR, first: int | None = 10
+    ) -> list[Community]:
+        n = check_first(info, first, default=10)
+        kind = graph or GraphKind.COAUTHOR
+        groups = await info.context.compute(info.context.service.communities, kind.value)
+        return [Community(graph=kind, index=i, size=len(g)) for i, g in enumerate(groups[:n])]
+
+    @strawberry.field(description="Full-text search over paper titles/abstracts and concept names/aliases.")
+    async def search(self, info: Info, text: str, first: int | None = 20) -> list[SearchHit]:
+        n = check_first(info, first)
+        hits = await info.context.call(info.context.service.search, text, n)
+        return [search_hit(h.node, h.score) for h in hits]
+
+    @strawberry.field(description="Node counts per label and relationship counts per type.")
+    async def stats(self, info: Info) -> Stats:
+        counts = await info.context.call(info.context.service.counts)
+        return Stats(
+            nodes=[LabelCount(label=k, count=v) for k, v in counts.nodes.items()],
+            relationships=[TypeCount(type=k, count=v) for k, v in counts.relationships.items()],
+        )
+
+
+# -- errors --------------------------------------------------------------------------------------
+
+EXPECTED_CODES = frozenset({"BAD_USER_INPUT", "GRAPHQL_VALIDATION_FAILED", "GRAPHQL_PARSE_FAILED"})
+
+
+def classify(error: GraphQLError) -> tuple[str, str, dict[str, Any]]:
+    """``(code, client message, extra extensions)`` for any error a request produced."""
+    original = error.original_error
+    if isinstance(original, APIError):
+        return str(original.extensions["code"]), error.message, {}
+    if original is None:
+        code = (
+            "GRAPHQL_PARSE_FAILED" if isinstance(error, GraphQLSyntaxError) else "GRAPHQL_VALIDATION_FAILED"
+        )
+        return code, error.message, {}
+    if isinstance(original, UnknownName):
+        return "BAD_USER_INPUT", str(original), {"suggestions": original.suggestions}
+    if isinstance(original, InvalidArgument | ServiceError):
+        return "BAD_USER_INPUT", str(original), {}
+    if isinstance(original, StoreUnavailable):
+        return "STORE_UNAVAILABLE", f"graph store unavailable: {original}", {}
+    if isinstance(original, GraphStoreError):
+        return "STORE_ERROR", f"graph store error: {original}", {}
+    return "INTERNAL_SERVER_ERROR", "Unexpected error.", {}
+
+
+class ErrorPolicy(MaskErrors):
+    """Give every error a ``code``; replace unexpected ones by "Unexpected error." (logged)."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=lambda e: not isinstance(e.original_error, APIError))
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        code, message, extra = classify(error)
+        return GraphQLError(
+            message=message,
+            nodes=error.nodes,
+            source=error.source,
+            positions=error.positions,
+            path=error.path,
+            original_error=None,
+            extensions={**(error.extensions or {}), **extra, "code": code},
+        )
+
+
+class LenientParserCache(ParserCache):
+    """:class:`~strawberry.extensions.ParserCache` that leaves syntax errors to strawberry.
+
+    The stock extension raises a syntax error from its hook, outside the operation, so
+    :class:`ErrorPolicy` never sees it and it reaches the client without a ``code``; here a
+    document that does not parse is simply not cached and strawberry reports it as usual.
+    """
+
+    def on_parse(self) -> Iterator[None]:
+        context = self.execution_context
+        try:
+            context.graphql_document = self.cached_parse_document(context.query, **context.parse_options)
+        except GraphQLError:
+            pass
+        yield
+
+
+class PaperKGSchema(strawberry.Schema):
+    """Logs unexpected errors with their traceback; client mistakes and outages only briefly."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        for error in errors:
+            code, _, _ = classify(error)
+            if code in EXPECTED_CODES:
+                log.debug("client error: %s", error.message)
+            elif code.startswith("STORE_"):
+                log.warning("store error: %s", error.message)
+            else:
+                super().process_errors([error], execution_context)
+
+
+def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+    """The schema with its protective extensions configured from ``settings``.
+
+    The depth and alias rules are built once and shared by every request, so
+    :class:`~strawberry.extensions.ValidationCache` recognises them and validates each distinct
+    document only once (with per-request rule classes it never would).
+
+    Example:
+        >>> "coauthorNetwork" in print_sdl()
+        True
+    """
+    s = settings or Settings()
+    rules = [
+        *QueryDepthLimiter(max_depth=s.max_query_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=s.max_aliases).validation_rules,
+    ]
+    return PaperKGSchema(
+        query=Query,
+        # Factories, not instances: strawberry builds them per request, so concurrent requests
+        # never share an extension's execution context. Rules go in before ValidationCache runs.
+        extensions=[
+            partial(AddValidationRules, rules),
+            partial(LenientParserCache, maxsize=DOCUMENT_CACHE_SIZE),
+            partial(ValidationCache, maxsize=DOCUMENT_CACHE_SIZE),
+            ErrorPolicy,
+        ],
+    )
+
+
+def print_sdl() -> str:
+    """The schema in SDL, as checked in at ``schema.graphql``."""
+    return build_schema().as_str() + "\n"

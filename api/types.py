@@ -1,0 +1,552 @@
+# strawberry.field(description=...) is typed as returning Any, which strict mypy reports on every
+# resolver; the resolvers themselves are fully annotated.
+# mypy: disable-error-code="untyped-decorator"
+"""GraphQL object types: each wraps a domain :class:`kg.models.Node` and resolves links through loaders.
+
+Every type has ``from_domain`` and keeps the node as ``strawberry.Private``; resolvers only ask
+the per-request DataLoaders or the :class:`kg.service.GraphService` (no Cypher, no networkx).
+Errors a client can fix are :class:`APIError` with a ``code`` extension and are never masked.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from enum import Enum
+from typing import Generic, TypeVar
+
+import strawberry
+
+from api.context import Context
+from kg.models import Node
+from kg.service import by_position, by_score, weighted_neighbors
+from kg.store import Edge as StoreEdge
+
+Info = strawberry.Info[Context, None]
+NodeT = TypeVar("NodeT")
+
+DEFAULT_PAGE = 20
+
+
+class APIError(Exception):
+    """An error the client caused or can act on; its ``extensions`` reach the response unmasked.
+
+    Args:
+        message: one clear sentence.
+        code: ``BAD_USER_INPUT``, ``STORE_UNAVAILABLE``, ...
+        extra: more extension fields (e.g. ``suggestions``).
+    """
+
+    def __init__(self, message: str, code: str = "BAD_USER_INPUT", **extra: object) -> None:
+        super().__init__(message)
+        self.extensions: dict[str, object] = {"code": code, **extra}
+
+
+# -- enums ---------------------------------------------------------------------------------------
+
+
+@strawberry.enum(description="What a concept is.")
+class ConceptKind(Enum):
+    CONCEPT = "CONCEPT"
+    METHOD = "METHOD"
+    TASK = "TASK"
+    DATASET = "DATASET"
+    MODEL = "MODEL"
+    METRIC = "METRIC"
+
+
+@strawberry.enum(description="Order of a concept list.")
+class ConceptOrder(Enum):
+    PAPER_COUNT = "PAPER_COUNT"
+    NAME = "NAME"
+
+
+@strawberry.enum(description="Order of an author list.")
+class AuthorOrder(Enum):
+    PAPER_COUNT = "PAPER_COUNT"
+    NAME = "NAME"
+
+
+@strawberry.enum(description="A centrality measure over a co-author or concept graph.")
+class CentralityMeasure(Enum):
+    DEGREE = "DEGREE"
+    BETWEENNESS = "BETWEENNESS"
+    PAGERANK = "PAGERANK"
+
+
+@strawberry.enum(description="A weighted graph derived from the papers.")
+class GraphKind(Enum):
+    COAUTHOR = "COAUTHOR"
+    CONCEPT = "CONCEPT"
+
+
+# -- pagination ----------------------------------------------------------------------------------
+
+
+@strawberry.type(description="Where a page of a connection is.")
+class PageInfo:
+    has_next_page: bool
+    has_previous_page: bool
+    start_cursor: str | None
+    end_cursor: str | None
+
+
+@strawberry.type(description="One item of a connection with its cursor.")
+class Edge(Generic[NodeT]):
+    cursor: str
+    node: NodeT
+
+
+@strawberry.type(description="A page of a list: pass `pageInfo.endCursor` as `after` for the next.")
+class Connection(Generic[NodeT]):
+    total_count: int
+    nodes: list[NodeT]
+    edges: list[Edge[NodeT]]
+    page_info: PageInfo
+
+
+def encode_cursor(offset: int) -> str:
+    """Opaque cursor of the item at ``offset``.
+
+    >>> decode_cursor(encode_cursor(41))
+    41
+    """
+    return base64.urlsafe_b64encode(f"offset:{offset}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> int:
+    """Offset of the item a cursor points at; :class:`APIError` when it is not one of ours."""
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode()).decode()
+        prefix, _, number = text.partition(":")
+        offset = int(number)
+        if prefix != "offset" or offset < 0:
+            raise ValueError(text)
+    except (ValueError, binascii.Error, UnicodeDecodeError) as e:
+        raise APIError(f"invalid cursor {cursor!r}: pass a pageInfo.endCursor from an earlier page") from e
+    return offset
+
+
+def check_first(info: Info, first: int | None, default: int = DEFAULT_PAGE, name: str = "first") -> int:
+    """``first`` within ``0..settings.max_page_size``, or a BAD_USER_INPUT error saying so."""
+    limit = info.context.settings.max_page_size
+    value = default if first is None else first
+    if value < 0 or value > limit:
+        raise APIError(
+            f"`{name}` must be between 0 and {limit} (got {value}); page with `after` for more",
+            max=limit,
+        )
+    return value
+
+
+def page_window(total: int, first: int, after: str | None) -> tuple[int, int]:
+    """``(start, stop)`` offsets of the page after cursor ``after``."""
+    start = decode_cursor(after) + 1 if after else 0
+    return start, min(start + first, total)
+
+
+def make_connection(items: Sequence[NodeT], start: int, total: int) -> Connection[NodeT]:
+    """A connection over one page of ``items`` that starts at offset ``start`` of ``total``."""
+    edges = [Edge(cursor=encode_cursor(start + i), node=item) for i, item in enumerate(items)]
+    return Connection(
+        total_count=total,
+        nodes=list(items),
+        edges=edges,
+        page_info=PageInfo(
+            has_next_page=start + len(items) < total,
+            has_previous_page=start > 0,
+            start_cursor=edges[0].cursor if edges else None,
+            end_cursor=edges[-1].cursor if edges else None,
+        ),
+    )
+
+
+async def paper_connection(
+    info: Info, ids: Sequence[str], first: int | None, after: str | None
+) -> Connection[Paper]:
+    """One page of papers by id, loaded in one batch."""
+    n = check_first(info, first)
+    start, stop = page_window(len(ids), n, after)
+    nodes = await info.context.loaders.nodes.load_many(list(ids[start:stop]))
+    papers = [Paper.from_domain(p) for p in nodes if p is not None]
+    return make_connection(papers, start, len(ids))
+
+
+def _str(node: Node, key: str) -> str | None:
+    value = node.properties.get(key)
+    return None if value is None else str(value)
+
+
+def _int(node: Node, key: str) -> int | None:
+    value = node.properties.get(key)
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _list(node: Node, key: str) -> list[str]:
+    value = node.properties.get(key)
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+# -- domain types --------------------------------------------------------------------------------
+
+
+@strawberry.type(description="A research paper.")
+class Paper:
+    node: strawberry.Private[Node]
+    id: strawberry.ID
+    title: str = strawberry.field(description="The listing's title, or one derived from the abstract.")
+    title_source: str | None = strawberry.field(description="LISTING or DERIVED.")
+    short_title: str | None
+    abstract: str | None = strawberry.field(description="As listed (LaTeX and markdown kept).")
+    year: int | None
+    authors_truncated: bool = strawberry.field(description="The listing cut the author list short.")
+    keywords: list[str] = strawberry.field(description="Author keywords, when the source had them.")
+    sources: list[str] = strawberry.field(description="`file:line` of every listing that had it.")
+    url: str | None
+
+    @classmethod
+    def from_domain(cls, node: Node) -> Paper:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            title=_str(node, "title") or "",
+            title_source=_str(node, "titleSource"),
+            short_title=_str(node, "shortTitle"),
+            abstract=_str(node, "abstract"),
+            year=_int(node, "year"),
+            authors_truncated=bool(node.properties.get("authorsTruncated")),
+            keywords=_list(node, "keywords"),
+            sources=_list(node, "sources"),
+            url=_str(node, "url"),
+        )
+
+    @strawberry.field(description="Where it was published, when the listing said.")
+    async def venue(self, info: Info) -> Venue | None:
+        edges = await info.context.loaders.neighbors("PUBLISHED_IN", "out").load(self.id)
+        return Venue.from_domain(edges[0].node) if edges else None
+
+    @strawberry.field(description="Authors in byline order.")
+    async def authors(self, info: Info) -> list[Author]:
+        edges = await info.context.loaders.neighbors("AUTHORED", "in").load(self.id)
+        return [Author.from_domain(n) for n in by_position(edges)]
+
+    @strawberry.field(description="Topics it is listed under (leaf topics).")
+    async def topics(self, info: Info) -> list[Topic]:
+        edges = await info.context.loaders.neighbors("HAS_TOPIC", "out").load(self.id)
+        return [Topic.from_domain(e.node) for e in edges]
+
+    @strawberry.field(description="Concepts it mentions, best score first.")
+    async def concepts(self, info: Info, first: int | None = None) -> list[ConceptMention]:
+        edges = await info.context.loaders.neighbors("MENTIONS", "out").load(self.id)
+        ranked = by_score(edges)
+        return [ConceptMention.from_edge(e) for e in (ranked if first is None else ranked[: max(first, 0)])]
+
+    @strawberry.field(description="Concepts it introduces (new methods, models, datasets).")
+    async def introduces(self, info: Info) -> list[Concept]:
+        edges = await info.context.loaders.neighbors("INTRODUCES", "out").load(self.id)
+        return [Concept.from_domain(e.node) for e in edges]
+
+
+@strawberry.type(description="A paper's mention of a concept, with the evidence for it.")
+class ConceptMention:
+    concept: Concept
+    count: int = strawberry.field(description="Occurrences in title and abstract.")
+    score: float = strawberry.field(description="Salience within this paper (higher is more central).")
+    evidence: list[str] = strawberry.field(description="Sentences that mention it.")
+
+    @classmethod
+    def from_edge(cls, edge: StoreEdge) -> ConceptMention:
+        props = edge.rel.properties
+        count, score, evidence = props.get("count"), props.get("score"), props.get("evidence")
+        return cls(
+            concept=Concept.from_domain(edge.node),
+            count=int(count) if isinstance(count, int | float) else 1,
+            score=float(score) if isinstance(score, int | float) else 0.0,
+            evidence=[str(s) for s in evidence] if isinstance(evidence, list) else [],
+        )
+
+
+@strawberry.type(description="A concept: a method, task, model, dataset, metric or idea.")
+class Concept:
+    node: strawberry.Private[Node]
+    id: strawberry.ID
+    name: str
+    kind: ConceptKind
+    aliases: list[str]
+    source: str | None = strawberry.field(description="`vocabulary` (curated) or how it was discovered.")
+
+    @classmethod
+    def from_domain(cls, node: Node) -> Concept:
+        kind = _str(node, "kind") or "CONCEPT"
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            name=_str(node, "name") or node.id,
+            kind=ConceptKind(kind) if kind in ConceptKind.__members__ else ConceptKind.CONCEPT,
+            aliases=_list(node, "aliases"),
+            source=_str(node, "source"),
+        )
+
+    @strawberry.field(
+        description="Papers mentioning it; with `includeNarrower`, also its narrower concepts'."
+    )
+    async def paper_count(self, info: Info, include_narrower: bool | None = False) -> int:
+        if include_narrower:
+            ids = await info.context.call(info.context.service.concept_paper_ids, self.id, True)
+            return len(ids)
+        return await info.context.loaders.degree("MENTIONS", "in").load(self.id)
+
+    @strawberry.field(
+        description="Papers about it, newest first; a contextual-bandits paper is a bandits paper."
+    )
+    async def papers(
+        self,
+        info: Info,
+        first: int | None = DEFAULT_PAGE,
+        after: str | None = None,
+        include_narrower: bool | None = True,
+    ) -> Connection[Paper]:
+        narrower = include_narrower is not False
+        ids = await info.context.call(info.context.service.concept_paper_ids, self.id, narrower)
+        return await paper_connection(info, ids, first, after)
+
+    @strawberry.field(description="Concepts it co-occurs with, most shared papers first.")
+    async def related(self, info: Info, first: int | None = 10) -> list[RelatedConcept]:
+        n = check_first(info, first, default=10)
+        edges = await info.context.loaders.neighbors("CO_OCCURS", "both").load(self.id)
+        return [
+            RelatedConcept(concept=Concept.from_domain(node), papers=w)
+            for node, w in weighted_neighbors(edges)[:n]
+        ]
+
+    @strawberry.field(description="Direct broader concepts.")
+    async def broader(self, info: Info) -> list[Concept]:
+        nodes = await info.context.call(info.context.service.broader, self.id)
+        return [Concept.from_domain(n) for n in nodes]
+
+    @strawberry.field(description="Direct narrower concepts.")
+    async def narrower(self, info: Info) -> list[Concept]:
+        nodes = await info.context.call(info.context.service.narrower, self.id)
+        return [Concept.from_domain(n) for n in nodes]
+
+    @strawberry.field(description="Papers that introduce it.")
+    async def introduced_by(self, info: Info) -> list[Paper]:
+        edges = await info.context.loaders.neighbors("INTRODUCES", "in").load(self.id)
+        return [Paper.from_domain(e.node) for e in edges]
+
+
+@strawberry.type(description="A concept that co-occurs with another, and in how many papers.")
+class RelatedConcept:
+    concept: Concept
+    papers: int
+
+
+@strawberry.type(description="A person who wrote papers in the graph.")
+class Author:
+    node: strawberry.Private[Node]
+    id: strawberry.ID
+    name: str
+    nickname: str | None
+
+    @classmethod
+    def from_domain(cls, node: Node) -> Author:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            name=_str(node, "name") or node.id,
+            nickname=_str(node, "nickname"),
+        )
+
+    @strawberry.field
+    async def paper_count(self, info: Info) -> int:
+        return await info.context.loaders.degree("AUTHORED", "out").load(self.id)
+
+    @strawberry.field(description="Their papers, newest first.")
+    async def papers(
+        self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
+    ) -> Connection[Paper]:
+        edges = await info.context.loaders.neighbors("AUTHORED", "out").load(self.id)
+        ids = await info.context.call(info.context.service.sort_paper_ids, [e.node.id for e in edges])
+        return await paper_connection(info, ids, first, after)
+
+    @strawberry.field(description="Co-authors, most shared papers first, then by name.")
+    async def coauthors(self, info: Info, first: int | None = None) -> list[Coauthor]:
+        edges = await info.context.loaders.neighbors("COAUTHOR", "both").load(self.id)
+        ranked = weighted_neighbors(edges)
+        if first is not None:
+            ranked = ranked[: check_first(info, first)]
+        return [Coauthor(author=Author.from_domain(node), papers=w) for node, w in ranked]
+
+
+@strawberry.type(description="A co-author and the number of papers written together.")
+class Coauthor:
+    author: Author
+    papers: int
+
+
+@strawberry.type(description="A venue edition, e.g. ICLR 2026.")
+class Venue:
+    node: strawberry.Private[Node]
+    id: strawberry.ID
+    name: str
+    series: str | None
+    year: int | None
+
+    @classmethod
+    def from_domain(cls, node: Node) -> Venue:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            name=_str(node, "name") or node.id,
+            series=_str(node, "series"),
+            year=_int(node, "year"),
+        )
+
+    @strawberry.field
+    async def paper_count(self, info: Info) -> int:
+        return await info.context.loaders.degree("PUBLISHED_IN", "in").load(self.id)
+
+    @strawberry.field(description="Its papers, newest first, then by title.")
+    async def papers(
+        self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
+    ) -> Connection[Paper]:
+        ids = await info.context.call(info.context.service.venue_paper_ids, self.id)
+        return await paper_connection(info, ids, first, after)
+
+
+@strawberry.type(description="A topic in a listing's hierarchy, e.g. Deep Learning › Algorithms.")
+class Topic:
+    node: strawberry.Private[Node]
+    id: strawberry.ID
+    name: str
+    path: list[str]
+
+    @classmethod
+    def from_domain(cls, node: Node) -> Topic:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            name=_str(node, "name") or node.id,
+            path=_list(node, "path"),
+        )
+
+    @strawberry.field(description="Papers under it, including its subtopics.")
+    async def paper_count(self, info: Info) -> int:
+        ids = await info.context.call(info.context.service.topic_paper_ids, self.id)
+        return len(ids)
+
+    @strawberry.field(description="Papers under it, including its subtopics.")
+    async def papers(
+        self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
+    ) -> Connection[Paper]:
+        ids = await info.context.call(info.context.service.topic_paper_ids, self.id)
+        return await paper_connection(info, ids, first, after)
+
+    @strawberry.field
+    async def parent(self, info: Info) -> Topic | None:
+        node = await info.context.call(info.context.service.topic_parent, self.id)
+        return Topic.from_domain(node) if node else None
+
+    @strawberry.field
+    async def children(self, info: Info) -> list[Topic]:
+        nodes = await info.context.call(info.context.service.topic_children, self.id)
+        return [Topic.from_domain(n) for n in nodes]
+
+
+# -- search, stats, analytics --------------------------------------------------------------------
+
+
+@strawberry.type(description="A full-text hit: a paper or a concept.")
+class SearchHit:
+    score: float
+    paper: Paper | None
+    concept: Concept | None
+
+
+@strawberry.type
+class LabelCount:
+    label: str
+    count: int
+
+
+@strawberry.type
+class TypeCount:
+    type: str
+    count: int
+
+
+@strawberry.type(description="Node counts per label and relationship counts per type.")
+class Stats:
+    nodes: list[LabelCount]
+    relationships: list[TypeCount]
+
+
+@strawberry.type(description="A node of a network, sized by `weight` (its paper count).")
+class NetworkNode:
+    id: strawberry.ID
+    label: str
+    name: str
+    weight: float | None
+
+    @classmethod
+    def from_domain(cls, node: Node, weight: float | None) -> NetworkNode:
+        return cls(
+            id=strawberry.ID(node.id), label=node.label, name=_str(node, "name") or node.id, weight=weight
+        )
+
+
+@strawberry.type(description="An undirected tie; `weight` is the number of shared papers.")
+class NetworkEdge:
+    source: strawberry.ID
+    target: strawberry.ID
+    weight: int
+
+
+@strawberry.type(description="A bounded subgraph; `truncated` when `maxNodes` cut it short.")
+class Network:
+    nodes: list[NetworkNode]
+    edges: list[NetworkEdge]
+    truncated: bool
+
+
+@strawberry.type(description="A shortest chain of co-authors between two authors.")
+class CollaborationPath:
+    authors: list[Author]
+    length: int = strawberry.field(description="Number of co-authorship hops.")
+
+
+@strawberry.type
+class RankedAuthor:
+    author: Author
+    score: float
+
+
+@strawberry.type
+class RankedConcept:
+    concept: Concept
+    score: float
+
+
+@strawberry.type(description="A Louvain community of the co-author or concept graph.")
+class Community:
+    graph: strawberry.Private[GraphKind]
+    index: int = strawberry.field(description="Rank by size (0 = largest).")
+    size: int
+
+    @strawberry.field(description="Members, most papers first.")
+    async def members(self, info: Info, first: int | None = DEFAULT_PAGE) -> list[NetworkNode]:
+        n = check_first(info, first)
+        members = await info.context.call(
+            info.context.service.community_members, self.graph.value, self.index, n
+        )
+        return [NetworkNode.from_domain(node, w) for node, w in members]
+
+
+def search_hit(node: Node, score: float) -> SearchHit:
+    """A search hit for whichever kind of node the store found."""
+    return SearchHit(
+        score=score,
+        paper=Paper.from_domain(node) if node.label == "Paper" else None,
+        concept=Concept.from_domain(node) if node.label == "Concept" else None,
+    )

@@ -1,0 +1,175 @@
+"""GraphQL over real HTTP: the app served by uvicorn in a background thread, queried with httpx.
+
+``seeded_store`` is parametrised like the root ``store`` fixture (memory, and Neo4j when
+``--neo4j``/``KG_TEST_NEO4J_URI``), loaded once per backend with the three seed listings; the
+API never writes, so the tests share it. ``gql`` posts to the server of the current backend;
+``serve_app`` serves another app (e.g. over a ``proxy`` of the store that counts calls or fails).
+
+The test folders have no ``__init__.py``, so helpers reach test modules as fixtures only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from api.app import create_app
+from kg.config import Settings
+from kg.errors import StoreUnavailable
+from kg.store import GraphStore
+
+GQL = Callable[..., dict[str, Any]]
+
+
+class Server:
+    """A uvicorn server on a free port in a daemon thread (role: test harness)."""
+
+    def __init__(self, app: FastAPI) -> None:
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self.url = ""
+
+    def start(self) -> Server:
+        self._thread.start()
+        deadline = time.monotonic() + 20
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        sock = self._server.servers[0].sockets[0]
+        host, port = sock.getsockname()[:2]
+        self.url = f"http://{host}:{port}"
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=20)
+
+
+@contextmanager
+def serve(app: FastAPI) -> Iterator[Server]:
+    """Serve ``app`` for the duration of the block."""
+    server = Server(app).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def post(client: httpx.Client, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+    """POST a GraphQL request and return the decoded JSON body (whatever the status)."""
+    response = client.post("/graphql", json={"query": query, "variables": variables or {}})
+    body: dict[str, Any] = response.json()
+    body["_status"] = response.status_code
+    return body
+
+
+class StoreProxy:
+    """Delegates to a real store; counts calls and can simulate an outage or a slow store.
+
+    Args:
+        inner: the real store.
+        backend_name: what the app sees (anything but ``memory`` makes it offload to threads).
+    """
+
+    def __init__(self, inner: GraphStore, backend_name: str | None = None) -> None:
+        self._inner = inner
+        self.backend_name = backend_name or inner.backend_name
+        self.calls: Counter[str] = Counter()
+        self.down = False
+        self.delay_s = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self._inner, name)
+        if not callable(target):
+            return target
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            if self.down:
+                raise StoreUnavailable("cannot reach the store (simulated outage)")
+            if self.delay_s:
+                time.sleep(self.delay_s)
+            return target(*args, **kwargs)
+
+        return call
+
+    def close(self) -> None:  # the proxied store belongs to its fixture
+        pass
+
+
+@pytest.fixture(
+    scope="session",
+    params=[
+        pytest.param("memory", id="memory"),
+        pytest.param("neo4j", id="neo4j", marks=pytest.mark.neo4j),
+    ],
+)
+def seeded_store(
+    request: pytest.FixtureRequest, seed_records: list[Any], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
+    """A store of each backend holding the three seed listings (read-only in these tests)."""
+    if request.param == "memory":
+        from kg.networkx_store import NetworkXStore
+
+        store: Any = NetworkXStore(Path(tmp_path_factory.mktemp("kg")))
+    else:
+        from kg.neo4j_store import Neo4jStore
+
+        store = Neo4jStore(request.getfixturevalue("neo4j_driver"))
+        store.clear()
+    store.upsert(seed_records)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def server(seeded_store: GraphStore) -> Iterator[Server]:
+    """The API over the seeded store, served once per backend."""
+    with serve(create_app(Settings(), store=seeded_store)) as srv:
+        yield srv
+
+
+@pytest.fixture
+def client(server: Server) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        yield c
+
+
+@pytest.fixture
+def gql(client: httpx.Client) -> GQL:
+    """``gql(query, **variables)`` → decoded response body."""
+
+    def run(query: str, **variables: Any) -> dict[str, Any]:
+        return post(client, query, variables)
+
+    return run
+
+
+@pytest.fixture
+def serve_app() -> Callable[[FastAPI], Any]:
+    """``with serve_app(app) as server:`` serves ``app`` on a free port for the block."""
+    return serve
+
+
+@pytest.fixture
+def proxy(seeded_store: GraphStore) -> StoreProxy:
+    """A fresh call-counting, failure-injecting proxy of the seeded store."""
+    return StoreProxy(seeded_store)
+
+
+@pytest.fixture
+def post_to() -> Callable[..., dict[str, Any]]:
+    """``post_to(client, query, variables)`` → decoded body with ``_status``."""
+    return post

@@ -1,0 +1,134 @@
+"""The app around the schema: DataLoader batching, schema drift, GraphiQL, CORS, in-process queries."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from api.app import create_app
+from api.execute import execute_query
+from api.schema import print_sdl
+from kg.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+GQL = Callable[..., dict[str, Any]]
+
+PAGE_QUERY = """query($n: Int) { papers(first: $n) { nodes {
+    authors { name } concepts { concept { name } } venue { name } } } }"""
+
+
+def uncached(store: Any) -> Any:
+    """The app without its response cache, so every request really resolves."""
+    return create_app(Settings(), store=store, response_cache_size=0)
+
+
+def test_store_round_trips_do_not_grow_with_page_size(proxy: Any, serve_app: Any, post_to: Any) -> None:
+    with serve_app(uncached(proxy)) as server, httpx.Client(base_url=server.url) as c:
+        assert not post_to(c, PAGE_QUERY, {"n": 20}).get("errors")  # warm the service's indexes
+        per_size = {}
+        for n in (5, 20, 50):
+            proxy.calls.clear()
+            body = post_to(c, PAGE_QUERY, {"n": n})
+            assert not body.get("errors")
+            assert len(body["data"]["papers"]["nodes"]) == n
+            per_size[n] = dict(proxy.calls)
+    assert per_size[5] == per_size[20] == per_size[50], per_size
+    # one get_nodes for the page, one neighbors_many per relationship type asked for
+    assert per_size[5] == {"get_nodes": 1, "neighbors_many": 3}
+
+
+def test_nested_lists_batch_across_parents(proxy: Any, serve_app: Any, post_to: Any) -> None:
+    query = """{ author(name: "Sanjeev Arora") { coauthors { author { paperCount
+        papers(first: 3) { nodes { venue { name } } } coauthors { papers } } } } }"""
+    with serve_app(uncached(proxy)) as server, httpx.Client(base_url=server.url) as c:
+        assert not post_to(c, query).get("errors")
+        proxy.calls.clear()
+        assert not post_to(c, query).get("errors")
+    assert proxy.calls["degree_many"] == 1
+    assert proxy.calls["neighbors_many"] <= 4  # COAUTHOR ×2 levels, AUTHORED, PUBLISHED_IN
+
+
+def test_response_cache_serves_repeats_and_skips_errors(proxy: Any, serve_app: Any, post_to: Any) -> None:
+    app = create_app(Settings(), store=proxy)
+    with serve_app(app) as server, httpx.Client(base_url=server.url) as c:
+        first = post_to(c, PAGE_QUERY, {"n": 5})
+        proxy.calls.clear()
+        again = post_to(c, PAGE_QUERY, {"n": 5})
+        assert again == first and not proxy.calls, "served from the cache"
+        assert (
+            post_to(c, PAGE_QUERY, {"n": 6})["data"]["papers"]["nodes"][:5]
+            == first["data"]["papers"]["nodes"]
+        )
+        assert proxy.calls, "other variables are another entry"
+        bad = "{ stats { nodes { count } } papers(first: 1000) { totalCount } }"
+        post_to(c, bad)
+        proxy.calls.clear()
+        assert post_to(c, bad)["errors"] and proxy.calls, "errors are never cached"
+        # a new store version (e.g. after an ingest) makes every entry stale
+        app.state.service.version = lambda: "another version"
+        proxy.calls.clear()
+        assert post_to(c, PAGE_QUERY, {"n": 5}) == first and proxy.calls
+
+
+def test_schema_file_matches_the_code() -> None:
+    checked_in = (ROOT / "schema.graphql").read_text(encoding="utf-8")
+    assert checked_in == print_sdl(), "schema.graphql is stale: run python scripts/export_schema.py"
+
+
+def test_contract_names_are_in_the_schema() -> None:
+    sdl = print_sdl()
+    for fragment in (
+        "paper(id: ID!): Paper",
+        "papers(where: PaperFilter",
+        "concept(name: String!): Concept",
+        "concepts(search: String",
+        "author(name: String!): Author",
+        "authors(search: String",
+        "venues: [Venue!]!",
+        "topics: [Topic!]!",
+        "coauthorNetwork(author: String!, depth: Int = 1, maxNodes: Int = 200): Network!",
+        "conceptGraph(concept: String = null, minWeight: Int = 1, maxNodes: Int = 200",
+        "search(text: String!, first: Int = 20): [SearchHit!]!",
+        "stats: Stats!",
+        "authorsTruncated: Boolean!",
+        "concepts(first: Int = null): [ConceptMention!]!",
+        "includeNarrower: Boolean = true",
+        "coauthors(first: Int = null): [Coauthor!]!",
+    ):
+        assert fragment in sdl, fragment
+
+
+def test_graphiql_and_healthz(client: httpx.Client, seeded_store: Any) -> None:
+    page = client.get("/graphql", headers={"Accept": "text/html"})
+    assert page.status_code == 200 and "graphiql" in page.text.lower()
+    health = client.get("/healthz")
+    assert health.status_code == 200
+    assert health.json() == {"status": "ok", "backend": seeded_store.backend_name}
+
+
+def test_cors_from_settings(seeded_store: Any, serve_app: Any) -> None:
+    app = create_app(Settings(cors_origins=["https://kg.example.org"]), store=seeded_store)
+    with serve_app(app) as server, httpx.Client(base_url=server.url) as c:
+        allowed = c.options(
+            "/graphql",
+            headers={"Origin": "https://kg.example.org", "Access-Control-Request-Method": "POST"},
+        )
+        assert allowed.headers.get("access-control-allow-origin") == "https://kg.example.org"
+        other = c.options(
+            "/graphql", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}
+        )
+        assert "access-control-allow-origin" not in other.headers
+
+
+def test_execute_query_in_process_matches_http(gql: GQL, seeded_store: Any) -> None:
+    query = '{ author(name: "Sanjeev Arora") { coauthors { author { name } papers } } }'
+    over_http = gql(query)
+    over_http.pop("_status")
+    assert execute_query(query, store=seeded_store) == over_http
+    failed = execute_query("{ papers(first: 1000) { totalCount } }", store=seeded_store)
+    assert failed["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    json.dumps(failed)  # plain JSON, as `kg query` prints it
