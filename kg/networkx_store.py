@@ -102,6 +102,7 @@ class NetworkXStore:
 
     # -- writes --------------------------------------------------------------------------------
     def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:
+        self._check_batch(records)
         summary = UpsertSummary()
         for record in records:
             existed = self._g.has_node(record.paper.id)
@@ -125,9 +126,21 @@ class NetworkXStore:
                 self._index = None
         return summary
 
+    def _check_batch(self, records: Sequence[PaperRecord]) -> None:
+        """Refuse a batch that cannot be applied whole, before changing anything (atomic batches)."""
+        batch_ids = {n.id for r in records for n in itertools.chain([r.paper], r.nodes)}
+        for record in records:
+            for rel in record.relationships:
+                for node_id in (rel.start, rel.end):
+                    if node_id not in batch_ids and not self._g.has_node(node_id):
+                        raise GraphStoreError(
+                            f"relationship {rel.type} of paper {record.paper.id} refers to "
+                            f"unknown node {node_id}; nothing of this batch was written"
+                        )
+
     def _merge_node(self, node: Node) -> bool:
         if not self._g.has_node(node.id):
-            self._g.add_node(node.id, label=node.label, properties=dict(node.properties))
+            self._g.add_node(node.id, label=node.label, properties=merge_properties({}, node.properties))
             return True
         data = self._g.nodes[node.id]
         merged = merge_properties(data["properties"], node.properties)
@@ -141,7 +154,7 @@ class NetworkXStore:
             if not self._g.has_node(node_id):
                 raise GraphStoreError(f"relationship {rel_type} refers to unknown node {node_id}")
         if not self._g.has_edge(start, end, key=rel_type):
-            self._g.add_edge(start, end, key=rel_type, properties=dict(props))
+            self._g.add_edge(start, end, key=rel_type, properties=merge_properties({}, props))
             return True
         data = self._g.edges[start, end, rel_type]
         merged = merge_properties(data["properties"], props)
