@@ -74,4 +74,5 @@ def registered() -> list[str]:
 def _load_builtins() -> None:
     # Importing the modules runs their @register decorators.
     import extractors.concepts.extract  # noqa: F401
+    import extractors.concepts.titles  # noqa: F401
     import extractors.metadata  # noqa: F401

@@ -1,32 +1,50 @@
 """Cleaning abstracts for extraction while the stored abstract keeps the original.
 
 LaTeX math becomes a neutral placeholder (so nothing inside ``$...$`` turns into a concept),
-``\\texttt{NAME}``-style names survive as plain words, markdown emphasis and URLs go, and
-run-together sentences (``results.We``) are split.
+``\\texttt{NAME}``-style names survive as plain words, LaTeX emphasis (``\\emph{x}``,
+``{\\em x}``) and markdown emphasis (``*x*``, ``**x**``, ``_x_``, ```x```) keep their text,
+markdown links keep their label, URLs and citations go, TeX quotes become plain quotes,
+Unicode hyphens become ``-`` and run-together sentences (``results.We``) are split.
 """
 
 from __future__ import annotations
 
 import re
 
+__all__ = ["MATH_PLACEHOLDER", "clean_text", "extraction_text", "sentence_spans", "title_length"]
+
 MATH_PLACEHOLDER = "§"
 
 # $\texttt{OFU-DMNL}$ or $\mathrm{GRAPE}$: a name typeset as math, not math.
 _MATH_NAME = re.compile(
-    r"\$\s*\\(?:texttt|textsc|textbf|textit|mathrm|mathsf|mathtt|text|operatorname)"
+    r"\$\s*\\(?:texttt|textsc|textbf|textit|textrm|mathrm|mathsf|mathtt|mathbf|text|operatorname)"
     r"\{([A-Za-z][A-Za-z0-9\-_.+]{1,40})\}\s*\$"
 )
 _DISPLAY_MATH = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)", re.S)
 _INLINE_MATH = re.compile(r"(?<!\\)\$[^$]{0,400}?(?<!\\)\$", re.S)
-_TEX_WRAPPER = re.compile(r"\\(?:emph|textit|textbf|texttt|textsc|underline|text)\{([^{}]*)\}")
-_TEX_DROP = re.compile(r"\\(?:cite[pt]?|ref|eqref|footnote|url|href)\{[^{}]*\}")
-_TEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?")
+# {\em text}, {\it text}, {\bf text}: old-style font switches.
+_TEX_GROUP_SWITCH = re.compile(r"\{\\(?:em|it|bf|sc|tt|sl|rm)\s+([^{}]*)\}")
+_TEX_WRAPPER = re.compile(
+    r"\\(?:emph|textit|textbf|texttt|textsc|textrm|textsl|underline|text|enquote|mbox|textup)\{([^{}]*)\}"
+)
+_TEX_DROP = re.compile(r"\\(?:cite[pt]?|citeauthor|ref|eqref|label|footnote|url|href)\{[^{}]*\}")
+_TEX_ACCENT = re.compile(r"\{?\\[\"'`^~=.][{]?([A-Za-z])[}]?\}?")
+_TEX_ESCAPED = re.compile(r"\\([%&#_{}$])")
+_TEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?(?:\{\})?")
 _URL = re.compile(r"(?:https?://|www\.)\S+")
-_MD_EMPHASIS = re.compile(r"(\*{1,2}|_{1,2}|`+)(?=\S)(.+?)(?<=\S)\1")
+_MD_LINK = re.compile(r"\[([^\]\n]{1,200})\]\((?:[^)\s]+)\)")
+_MD_EMPHASIS = re.compile(r"(\*{1,2}|(?<![A-Za-z0-9])_{1,2}|`+)(?=\S)(.+?)(?<=\S)\1")
+_HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
+_TEX_QUOTES = re.compile(r"``|''")
+_TEX_DASHES = re.compile(r"(?<=\S)---(?=\S)|\s---\s")
+_HYPHENS = re.compile(r"[\u2010\u2011\u2012\u2013\u2212\u00ad]|(?<=\w)--(?=\w)")
 _RUN_TOGETHER = re.compile(r"(?<=[a-z0-9\)\]]{2})([.!?])(?=[A-Z][a-z])")
-_SPACES = re.compile(r"[ \t\r\f\v]+")
+_RUN_TOGETHER_HINT = re.compile(r"[.!?][A-Z][a-z]")
+_SPACES = re.compile(r"[\t\r\f\v\n~][ \t\r\f\v\n~]*| [ \t\r\f\v\n~]+")
 _BOUNDARY = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9§(\[\"“])")
-_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "al.", "fig.", "eq.", "cf.", "resp.", "approx.")
+_SPACE_BEFORE_PUNCT = re.compile(r" +([,.;:!?])")
+_MATH_RUNS = re.compile(rf"{MATH_PLACEHOLDER}(\s*{MATH_PLACEHOLDER})+")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "al.", "fig.", "eq.", "cf.", "resp.", "approx.", "w.r.t.")
 
 
 def clean_text(text: str) -> str:
@@ -34,22 +52,88 @@ def clean_text(text: str) -> str:
 
     >>> clean_text("We show $\\\\tilde{O}(\\\\sqrt{T})$ regret for *contextual* bandits.See https://x.y/z")
     'We show § regret for contextual bandits. See'
-    >>> clean_text("the $\\\\texttt{OFU-DMNL}$ algorithm")
-    'the OFU-DMNL algorithm'
+    >>> clean_text("the $\\\\texttt{OFU-DMNL}$ algorithm, {\\\\em Neuron as an Agent} and ``oracle''")
+    'the OFU-DMNL algorithm, Neuron as an Agent and "oracle"'
+    >>> clean_text("a rank\\u20112 map; **bold** [label](http://a.b) relevance--diversity")
+    'a rank-2 map; bold label relevance-diversity'
     """
-    t = _MATH_NAME.sub(r"\1", text)
-    t = _DISPLAY_MATH.sub(f" {MATH_PLACEHOLDER} ", t)
-    t = _INLINE_MATH.sub(f" {MATH_PLACEHOLDER} ", t)
-    t = _URL.sub(" ", t)
-    t = _TEX_DROP.sub(" ", t)
-    t = _TEX_WRAPPER.sub(r"\1", t)
-    t = _TEX_COMMAND.sub(" ", t)
-    t = _MD_EMPHASIS.sub(r"\2", t)
-    t = _RUN_TOGETHER.sub(r"\1 ", t)
+    t = text
+    # Each pass runs only when its trigger character occurs (most abstracts need few of them).
+    if "$" in t:
+        t = _MATH_NAME.sub(r"\1", t)
+        t = _DISPLAY_MATH.sub(f" {MATH_PLACEHOLDER} ", t)
+        t = _INLINE_MATH.sub(f" {MATH_PLACEHOLDER} ", t)
+    if "\\" in t:
+        t = _DISPLAY_MATH.sub(f" {MATH_PLACEHOLDER} ", t)
+    if "](" in t:
+        t = _MD_LINK.sub(r"\1", t)
+    if "http" in t or "www." in t:
+        t = _URL.sub(" ", t)
+    if "\\" in t:
+        t = _TEX_DROP.sub(" ", t)
+        for _ in range(2):  # nested wrappers: \emph{\textbf{N}eural}
+            t = _TEX_GROUP_SWITCH.sub(r"\1", t)
+            t = _TEX_WRAPPER.sub(r"\1", t)
+        t = _TEX_ACCENT.sub(r"\1", t)
+        t = _TEX_ESCAPED.sub(r"\1", t)
+        t = _TEX_COMMAND.sub(" ", t)
+    if "<" in t:
+        t = _HTML_TAG.sub(" ", t)
+    if "*" in t or "_" in t or "`" in t:
+        t = _MD_EMPHASIS.sub(r"\2", t)
+    if "``" in t or "''" in t:
+        t = _TEX_QUOTES.sub('"', t)
+    if "---" in t:
+        t = _TEX_DASHES.sub(" — ", t)
+    if not t.isascii() or "--" in t:
+        t = _HYPHENS.sub("-", t)
+    if _RUN_TOGETHER_HINT.search(t):
+        t = _RUN_TOGETHER.sub(r"\1 ", t)
     t = _SPACES.sub(" ", t)
-    t = re.sub(r"\s+([,.;:!?])", r"\1", t)
-    t = re.sub(rf"{MATH_PLACEHOLDER}(\s*{MATH_PLACEHOLDER})+", MATH_PLACEHOLDER, t)
+    if any(f" {p}" in t for p in ",.;:!?"):
+        t = _SPACE_BEFORE_PUNCT.sub(r"\1", t)
+    if MATH_PLACEHOLDER in t:
+        t = _MATH_RUNS.sub(MATH_PLACEHOLDER, t)
     return t.strip()
+
+
+def _tame_case(title: str) -> str:
+    """An all-caps title in sentence-friendly case, so its words are not read as acronyms.
+
+    >>> _tame_case("DEEPCAST : UNIVERSAL TIME-SERIES FORECASTER")
+    'Deepcast : Universal Time-Series Forecaster'
+    >>> _tame_case("GRAPE: Group Position Encoding")
+    'GRAPE: Group Position Encoding'
+    """
+    letters = [c for c in title if c.isalpha()]
+    if len(letters) < 12 or sum(c.isupper() for c in letters) < 0.8 * len(letters):
+        return title
+    return re.sub(r"[A-Za-z]+", lambda m: m.group(0).capitalize(), title)
+
+
+def extraction_text(title: str | None, abstract: str | None) -> str:
+    """The text extractors see: the (case-tamed) title, ``". "``, the cleaned abstract.
+
+    >>> extraction_text("A Title", "We study *bandits*.")
+    'A Title. We study bandits.'
+    >>> extraction_text(None, "We study bandits.")
+    'We study bandits.'
+    """
+    head = clean_text(_tame_case(title.strip())) if title and title.strip() else ""
+    body = clean_text(abstract) if abstract else ""
+    if head and body:
+        return f"{head} {body}" if head.endswith((".", "?", "!")) else f"{head}. {body}"
+    return head or body
+
+
+def title_length(title: str | None) -> int:
+    """Characters of :func:`extraction_text` that belong to the title (0 without one).
+
+    >>> t = extraction_text("A Title", "We study bandits.")
+    >>> t[: title_length("A Title")]
+    'A Title'
+    """
+    return len(clean_text(_tame_case(title.strip()))) if title and title.strip() else 0
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

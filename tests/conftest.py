@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "listings"
-SHARED_DATA = Path(os.environ.get("KG_EVAL_DATA", ROOT.parent / "shared" / "data"))
+TEST_DATA = ROOT / "tests" / "data"
 NEO4J_SKIP_REASON = "need --neo4j (or KG_TEST_NEO4J_URI) to run"
 
 

@@ -1,9 +1,15 @@
-"""The curated concept vocabulary (``extractors/data/concepts.json``) and its phrase index."""
+"""The curated concept vocabulary (``extractors/data/concepts.json``) and its phrase index.
+
+Names and aliases are keyed with the same token stream and :func:`token_key` as the text, so
+"multi-armed bandits", "Multi armed bandit" and "MABs" all land on one concept. Matching is
+longest-first and never starts inside a hyphenated compound ("semi-supervised learning" is not
+a mention of "supervised learning", "non-convex optimization" not one of "convex optimization").
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -11,14 +17,28 @@ from typing import Any
 
 from spacy.tokenizer import Tokenizer
 
-from extractors.concepts.normalize import acronym_key, is_acronym, norm_token
+from extractors.concepts.normalize import token_key
+from extractors.concepts.tokens import HYPHENS, Lexicon, TokenStream, stream_from_doc
 from kg.errors import ExtractionError
 from kg.ids import concept_id
-from kg.models import CONCEPT_KINDS, ConceptKind
+from kg.models import CONCEPT_KINDS, ConceptKind, Node, Relationship
+
+__all__ = [
+    "DEFAULT_VOCABULARY",
+    "SKIP_TOKENS",
+    "VocabConcept",
+    "Vocabulary",
+    "default_vocabulary",
+    "load_vocabulary_entries",
+    "match_stream",
+    "phrase_key",
+    "token_key",
+]
 
 DEFAULT_VOCABULARY = Path(__file__).resolve().parent.parent / "data" / "concepts.json"
-# Tokens dropped before matching, so "multi-armed" equals "multi armed".
-SKIP_TOKENS = frozenset({"-", "–", "—", "‐"})
+# Tokens dropped before matching, so "multi-armed" equals "multi armed" (kept for v1 callers).
+SKIP_TOKENS = HYPHENS | {"—"}
+_PLAIN = Lexicon()
 
 
 @dataclass(frozen=True)
@@ -32,25 +52,45 @@ class VocabConcept:
     broader: tuple[str, ...]  # concept ids
 
 
-def token_key(text: str) -> str:
-    """Matching key of one token: acronyms keep their case, everything else is normalised."""
-    if is_acronym(text):
-        return "A:" + acronym_key(text)
-    return norm_token(text)
-
-
 def phrase_key(tokenizer: Tokenizer, phrase: str) -> tuple[str, ...]:
-    """Matching key of a whole phrase, tokenised exactly like the text will be."""
-    return tuple(token_key(t.text) for t in tokenizer(phrase) if t.text not in SKIP_TOKENS)
+    """Matching key of a whole phrase, tokenised exactly like the text will be.
+
+    Trailing punctuation is dropped; inner punctuation (``k-means``, ``Q-learning``) follows
+    the text's own splitting.
+    """
+    stream = stream_from_doc(tokenizer(phrase), _PLAIN)
+    keys = list(stream.keys)
+    while keys and stream.cls[len(keys) - 1] == "." and keys[-1] in (".", ",", ";", ":"):
+        keys.pop()
+    return tuple(keys)
 
 
 @dataclass
 class Vocabulary:
-    """Concepts by id plus an index from phrase keys to concept ids."""
+    """Concepts by id plus an index from phrase keys to concept ids.
+
+    Example:
+        >>> import spacy
+        >>> nlp = spacy.blank("en")
+        >>> v = Vocabulary.from_entries(
+        ...     [{"name": "multi-armed bandits", "kind": "CONCEPT", "aliases": ["MAB"], "broader": []}],
+        ...     nlp.tokenizer)
+        >>> v.lookup(nlp.tokenizer, "Multi armed bandit").name, v.lookup(nlp.tokenizer, "MABs").name
+        ('multi-armed bandits', 'multi-armed bandits')
+    """
 
     concepts: dict[str, VocabConcept]
     index: dict[tuple[str, ...], str] = field(default_factory=dict)
     max_len: int = 1
+    first_keys: frozenset[str] = frozenset()
+    name_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # concept id -> key of its name
+    surface_keys: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # id -> name + alias keys
+    # First key -> the phrase lengths that start with it, longest first (prunes the matcher).
+    lengths: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    prefixes: frozenset[tuple[str, str]] = frozenset()  # first two keys of every multi-word phrase
+    # Graph objects of curated concepts (identical for every paper), built once; treat as immutable.
+    graph_cache: dict[str, tuple[Node, list[Relationship]]] = field(default_factory=dict, repr=False)
+    ancestor_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_entries(cls, entries: Iterable[dict[str, Any]], tokenizer: Tokenizer) -> Vocabulary:
@@ -69,22 +109,39 @@ class Vocabulary:
             concepts[cid] = VocabConcept(
                 id=cid,
                 name=str(e["name"]),
-                kind=kind,
+                kind=kind,  # narrowed by the CONCEPT_KINDS check above
                 aliases=tuple(str(a) for a in e.get("aliases", [])),
                 broader=tuple(by_name[b] for b in e.get("broader", [])),
             )
         vocab = cls(concepts=concepts)
-        for c in concepts.values():
-            for surface in (c.name, *c.aliases):
-                key = phrase_key(tokenizer, surface)
-                if key:
-                    # The first concept to claim a surface form keeps it (curated order wins).
-                    vocab.index.setdefault(key, c.id)
-                    vocab.max_len = max(vocab.max_len, len(key))
+        firsts: set[str] = set()
+        # Names first, then aliases: a concept's own name beats another concept's alias.
+        for pass_names in (True, False):
+            for c in concepts.values():
+                for surface in (c.name,) if pass_names else c.aliases:
+                    key = phrase_key(tokenizer, surface)
+                    if pass_names:
+                        vocab.name_keys[c.id] = key
+                    if key and key not in vocab.surface_keys.setdefault(c.id, []):
+                        vocab.surface_keys[c.id].append(key)
+                    if key:
+                        # The first concept to claim a surface form keeps it (curated order wins).
+                        vocab.index.setdefault(key, c.id)
+                        vocab.max_len = max(vocab.max_len, len(key))
+                        firsts.add(key[0])
+        vocab.first_keys = frozenset(firsts)
+        by_first: dict[str, set[int]] = {}
+        for key in vocab.index:
+            by_first.setdefault(key[0], set()).add(len(key))
+        vocab.lengths = {k: tuple(sorted(v, reverse=True)) for k, v in by_first.items()}
+        vocab.prefixes = frozenset((k[0], k[1]) for k in vocab.index if len(k) > 1)
         return vocab
 
     def ancestors(self, cid: str) -> list[str]:
         """Broader concepts, transitively, nearest first (the file is a DAG)."""
+        hit = self.ancestor_cache.get(cid)
+        if hit is not None:
+            return hit
         seen: list[str] = []
         frontier = list(self.concepts[cid].broader)
         while frontier:
@@ -92,12 +149,76 @@ class Vocabulary:
             if nxt not in seen:
                 seen.append(nxt)
                 frontier.extend(self.concepts[nxt].broader)
+        self.ancestor_cache[cid] = seen
         return seen
 
     def lookup(self, tokenizer: Tokenizer, text: str) -> VocabConcept | None:
         """The concept a name or alias denotes, if any."""
         cid = self.index.get(phrase_key(tokenizer, text))
         return self.concepts[cid] if cid else None
+
+
+def match_stream(
+    stream: TokenStream, vocab: Vocabulary, nested: list[tuple[int, int, str]] | None = None
+) -> list[tuple[int, int, str]]:
+    """Longest-first vocabulary matches as ``(start, end, concept id)``; the curated concepts
+    inside each match ("reinforcement learning" in "deep reinforcement learning") are appended
+    to ``nested`` when it is given.
+
+    A match may not start on the second part of a hyphenated word whose first part is a plain
+    word ("semi-supervised"), but may after a symbol-like part ("E(3)-equivariant").
+    """
+    keys = stream.keys
+    glued = stream.glued
+    text = stream.text
+    index = vocab.index
+    lengths = vocab.lengths
+    prefixes = vocab.prefixes
+    out: list[tuple[int, int, str]] = []
+    n = len(keys)
+    free = 0  # first position not covered by an earlier match
+    for i in [i for i, k in enumerate(keys) if k in lengths]:
+        if i < free or (glued[i] and text[i - 1].isalpha()):
+            continue
+        k0 = keys[i]
+        multi = i + 1 < n and (k0, keys[i + 1]) in prefixes
+        for length in lengths[k0]:
+            if length > 1:
+                if not multi or i + length > n:
+                    continue
+                cid = index.get(tuple(keys[i : i + length]))
+            else:
+                cid = index.get((k0,))
+            if cid is not None:
+                out.append((i, i + length, cid))
+                free = i + length
+                if length > 1 and nested is not None:
+                    _nested(keys, glued, text, index, i, i + length, cid, nested)
+                break
+    return out
+
+
+def _nested(
+    keys: Sequence[str],
+    glued: Sequence[bool],
+    text: Sequence[str],
+    index: dict[tuple[str, ...], str],
+    start: int,
+    end: int,
+    outer: str,
+    out: list[tuple[int, int, str]],
+) -> None:
+    """Curated concepts inside a longer match ("reinforcement learning" in "deep reinforcement
+    learning"): the paper mentions them too."""
+    for a in range(start, end):
+        if glued[a] and text[a - 1].isalpha():
+            continue
+        for b in range(end if a > start else end - 1, a, -1):
+            if b < end and glued[b]:
+                continue  # would cut a hyphenated word
+            cid = index.get(tuple(keys[a:b]))
+            if cid is not None and cid != outer:
+                out.append((a, b, cid))
 
 
 def load_vocabulary_entries(path: Path = DEFAULT_VOCABULARY) -> list[dict[str, Any]]:

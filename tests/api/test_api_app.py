@@ -64,7 +64,7 @@ def test_response_cache_serves_repeats_and_skips_errors(proxy: Any, serve_app: A
             == first["data"]["papers"]["nodes"]
         )
         assert proxy.calls, "other variables are another entry"
-        bad = "{ stats { nodes { count } } papers(first: 1000) { totalCount } }"
+        bad = '{ paper(id: "paper:none") { id } papers(first: 1000) { totalCount } }'
         post_to(c, bad)
         proxy.calls.clear()
         assert post_to(c, bad)["errors"] and proxy.calls, "errors are never cached"

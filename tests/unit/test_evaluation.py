@@ -31,7 +31,7 @@ from kg.evaluation import (
 
 pytestmark = pytest.mark.unit
 
-DATA_DIR = Path("/work/shared/data")
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"  # holds a copy of shared/data/iclr2018.jsonl
 
 
 def paper(
@@ -339,9 +339,7 @@ ABSTRACT = (
 def test_yake_predict_returns_ranked_keywords_like_yake_defaults() -> None:
     yake = pytest.importorskip("yake")
     p = paper(["graph neural networks"], title="Message passing for molecules", abstract=ABSTRACT)
-    direct = yake.KeywordExtractor(lan="en", n=3, top=10).extract_keywords(
-        f"{p.title}. {p.abstract}"
-    )
+    direct = yake.KeywordExtractor(lan="en", n=3, top=10).extract_keywords(f"{p.title}. {p.abstract}")
     direct_ranked = [kw for kw, _ in sorted(direct, key=lambda pair: pair[1])]
     (predicted,) = yake_predict([p])
     assert predicted == direct_ranked

@@ -1,0 +1,166 @@
+"""Concept extraction benchmark: papers/s of both modes, and the quality table beside YAKE.
+
+Usage::
+
+    python bench/concepts.py [--data-dir /work/shared/data] [--repeat 3] [--no-eval] [--no-speed]
+
+Speed: ``Pipeline.build`` (cleaning, ids, spaCy, every default extractor, PaperRecords) on the
+papers of ``iclr2018.jsonl`` + ``colm2024.jsonl`` (``--accurate-papers`` of them for the
+accurate mode), one process pinned to one core, BLAS threads limited to one; the median of
+``--repeat`` runs after a warm-up run. The spaCy tokenizer alone (fast) and ``nlp.pipe`` alone
+(accurate) are timed the same way as reference points.
+
+Quality: ``kg eval-concepts``' protocol (``kg.evaluation``) on both full files for the fast
+mode, the accurate mode and YAKE, plus a junk audit: how many top-10 entries of any paper
+are generic phrases ("this paper", "results", "method", ...).
+"""
+
+from __future__ import annotations
+
+import os
+
+# One core means one BLAS thread too; set before numpy (via spaCy) is imported.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kg.eval_cli import predictor  # noqa: E402
+from kg.evaluation import EvalPaper, format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
+from kg.models import RawPaper  # noqa: E402
+from kg.nlp import Mode, load_nlp  # noqa: E402
+from kg.pipeline import Pipeline  # noqa: E402
+
+DEFAULT_DATA_DIR = Path("/work/shared/data")
+FILES = ("iclr2018.jsonl", "colm2024.jsonl")
+# The generic phrases that must never be among a paper's top 10 concepts.
+JUNK = frozenset(
+    """this paper|paper|papers|result|results|approach|approaches|performance|framework|state of the art|
+    state-of-the-art|method|methods|model|models|problem|problems|task|tasks|data|experiment|
+    experiments|work|works|our method|proposed method|novel method|extensive experiments|
+    experimental results|new approach|technique|techniques|algorithm|algorithms|baseline|baselines|
+    analysis|study|effectiveness|improvement|improvements|accuracy gains|art""".replace("\n", " ")
+    .replace("    ", "")
+    .split("|")
+)
+
+
+def machine() -> str:
+    """One line describing where the numbers were taken."""
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (
+        f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, load average {load:.2f} at start"
+    )
+
+
+def pin_one_core() -> str:
+    """Run on one CPU (the last one) when the OS allows it."""
+    if not hasattr(os, "sched_setaffinity"):
+        return "not pinned"
+    cpus = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpus[-1]})
+    return f"pinned to CPU {cpus[-1]}"
+
+
+def raw_papers(papers: list[EvalPaper]) -> list[RawPaper]:
+    return [
+        RawPaper(file="bench", line=i, title=p.title or None, abstract=p.abstract)
+        for i, p in enumerate(papers, 1)
+    ]
+
+
+def median_rate(fn: object, n: int, repeat: int) -> float:
+    """Median papers per second of this process's CPU time over ``repeat`` calls of ``fn()``.
+
+    CPU time rather than wall time: on a shared machine other processes take turns on the core,
+    and what we want is the throughput of one core spent on extraction.
+    """
+    assert callable(fn)
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return n / statistics.median(times)
+
+
+def speed(mode: Mode, papers: list[EvalPaper], repeat: int) -> tuple[float, float]:
+    """(pipeline papers/s, spaCy-only papers/s) for one mode."""
+    nlp = load_nlp(mode=mode)
+    pipeline = Pipeline(nlp=nlp, mode=mode)
+    raws = raw_papers(papers)
+    pipeline.build(raws[:50])  # warm-up: lazy tables, caches
+    records, problems = pipeline.build(raws)
+    assert not problems, problems[:3]
+    texts = [f"{p.title}. {p.abstract}" for p in papers]
+    if mode == "fast":
+        spacy_rate = median_rate(lambda: list(nlp.tokenizer.pipe(texts, batch_size=256)), len(texts), repeat)
+    else:
+        spacy_rate = median_rate(
+            lambda: list(nlp.pipe(texts, batch_size=256, disable=["lemmatizer", "ner"])), len(texts), repeat
+        )
+    return median_rate(lambda: pipeline.build(raws), len(raws), repeat), spacy_rate
+
+
+def junk_audit(name: str, fn: object, papers: list[EvalPaper]) -> int:
+    """Top-10 entries that are generic junk, printed; returns their number."""
+    assert callable(fn)
+    bad = 0
+    for paper, phrases in zip(papers, fn(papers), strict=True):
+        for phrase in phrases:
+            if phrase.lower().strip() in JUNK:
+                bad += 1
+                print(f"  junk in {name} top 10 of {paper.id}: {phrase!r}")
+    return bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--accurate-papers", type=int, default=300, help="papers timed in accurate mode")
+    parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument("--no-eval", action="store_true")
+    args = parser.parse_args(argv)
+
+    print(f"machine: {machine()}; {pin_one_core()}")
+    if not args.no_speed:
+        papers = [p for name in FILES for p in load_eval_papers(args.data_dir / name)]
+        fast, tok = speed("fast", papers, args.repeat)
+        print(f"fast:     {fast:7.0f} papers/s  (Pipeline.build, {len(papers)} papers)")
+        print(f"          spaCy tokenizer alone: {tok:.0f} papers/s")
+        sub = papers[: args.accurate_papers]
+        accurate, parse = speed("accurate", sub, args.repeat)
+        print(f"accurate: {accurate:7.0f} papers/s  (Pipeline.build, {len(sub)} papers)")
+        print(f"          spaCy nlp.pipe (tagger + parser) alone: {parse:.0f} papers/s")
+    if not args.no_eval:
+        systems = [predictor("fast"), predictor("accurate")]
+        for name in FILES:
+            papers = load_eval_papers(args.data_dir / name)
+            rows = [run_timed(label, fn, papers) for label, fn in systems]
+            rows.append(run_timed("yake", yake_predict, papers))
+            print(f"\n{name}: {len(papers)} papers with abstract and keywords")
+            print(format_table(rows))
+            for label, fn in systems:
+                junk = junk_audit(f"{label}/{name}", fn, papers)
+                print(f"{label}: {junk} generic phrases in the top 10 of {len(papers)} papers")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

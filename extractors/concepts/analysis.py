@@ -1,0 +1,650 @@
+"""One paper's concept analysis: candidates from every source, merged, scored and ranked.
+
+:func:`analyse` is shared by the ``kg.concepts.v2``, ``kg.introduces.v1`` and ``kg.titles.v1``
+extractors and cached on the Doc (``doc.user_data``), so it runs once per paper.
+
+Sources, merged by concept:
+
+1. the curated vocabulary (longest-first matches on normalised keys);
+2. acronym definitions, whose short form then counts as a mention of the long form;
+3. noun-phrase candidates (fast: word-class chunks; accurate: parser noun chunks) and their
+   sub-phrases, with defined acronyms expanded ("DMNL bandits" -> "diversified multinomial
+   logit bandit");
+4. phrases known as author keywords (NeurIPS 2023) that span a function word ("mixture of
+   experts");
+5. introduced names ("we propose X") and named models/datasets.
+
+Scoring (:func:`score_candidate`) uses only the paper itself and the static background table,
+so a paper's record is the same alone or in any batch (see
+:mod:`extractors.concepts.background`). Names, ids and evidence are computed only for the
+candidates that are kept (speed: the fast mode has well under a millisecond per paper).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from spacy.tokens import Doc
+
+from extractors.concepts.background import FUNCTION_WORDS, Background
+from extractors.concepts.candidates import chunks_fast, chunks_parsed, collect_plain
+from extractors.concepts.discovery import (
+    Acronym,
+    Introduced,
+    find_acronyms,
+    find_introduced,
+    find_named_entities,
+)
+from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
+from extractors.concepts.normalize import display_singular
+from extractors.concepts.tokens import CAPS, DIGIT, FUNC_FIRST, MARKS, NAME, TokenStream, stream_from_doc
+from extractors.concepts.vocabulary import Vocabulary, match_stream
+from extractors.text import sentence_spans
+from kg.ids import concept_id
+from kg.models import ConceptKind
+
+__all__ = ["Analysis", "Candidate", "analyse", "kind_for_head", "score_candidate"]
+
+CACHE_KEY = "paperkg.concepts.analysis"
+_concept_id = lru_cache(maxsize=100_000)(concept_id)
+MAX_SPANS = 6
+PLAIN_KEEP = 22
+SURFACE_TOP = 24  # candidates checked for near-duplicate wording (the top list is 10-20)
+STATIC_CACHE_LIMIT = 300_000  # plain phrases turned into candidates (the extractor keeps at most 20)
+_TASK_HEADS = frozenset(
+    """classification detection recognition segmentation translation answering generation
+    prediction forecasting retrieval summarization parsing tagging captioning completion
+    localization tracking reconstruction synthesis inpainting denoising matching ranking
+    recommendation planning navigation manipulation estimation identification verification
+    imputation labeling labelling alignment grounding reasoning understanding editing""".split()
+)
+_METHOD_HEADS = frozenset(
+    """algorithm method learning optimization optimisation regularization regularisation training
+    descent sampling search encoding attention pruning distillation quantization tuning
+    augmentation normalization normalisation decoding inference estimator technique procedure
+    scheme approach framework mechanism strategy protocol policy loss objective embedding
+    prompting pretraining fine-tuning finetuning adaptation transfer compression merging
+    ensembling boosting bagging dropout clipping initialization layer""".split()
+)
+_MODEL_HEADS = frozenset(
+    """model network transformer autoencoder encoder decoder architecture A:LLM llm A:GAN gan
+    A:VAE vae A:CNN cnn A:RNN rnn A:GNN gnn A:MLP mlp predictor classifier generator
+    discriminator""".split()
+)
+_DATASET_HEADS = frozenset({"dataset", "benchmark", "corpus", "suite", "leaderboard"})
+_METRIC_HEADS = frozenset(
+    {"metric", "score", "accuracy", "perplexity", "A:BLEU", "A:ROUGE", "A:AUC", "A:FID"}
+)
+
+
+def kind_for_head(key: tuple[str, ...]) -> ConceptKind:
+    """Kind of a discovered phrase from its head word.
+
+    >>> kind_for_head(("question", "answering")), kind_for_head(("diffusion", "model"))
+    ('TASK', 'MODEL')
+    """
+    head = key[-1] if key else ""
+    if head in _DATASET_HEADS:
+        return "DATASET"
+    if head in _TASK_HEADS:
+        return "TASK"
+    if head in _METRIC_HEADS:
+        return "METRIC"
+    if head in _MODEL_HEADS:
+        return "MODEL"
+    if head in _METHOD_HEADS:
+        return "METHOD"
+    return "CONCEPT"
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One concept of one paper with its occurrences and ranking features (role: analysis row).
+
+    ``id``/``name`` of a discovered phrase are filled in by :meth:`Analysis.finalize`.
+    """
+
+    key: tuple[str, ...]
+    source: str  # "vocabulary" | "discovered"
+    vocab_id: str = ""
+    spans: list[tuple[int, int]] = field(default_factory=list)  # token spans, in order found
+    name: str = ""
+    id: str = ""
+    kind: ConceptKind = "CONCEPT"
+    aliases: list[str] = field(default_factory=list)
+    broader: list[str] = field(default_factory=list)
+    defined: bool = False  # an acronym definition in this paper
+    introduced: bool = False
+    named: bool = False  # a model/dataset name
+    count: int = 0
+    first: int = 0
+    in_title: bool = False
+    top_level: int = 0  # vocabulary matches not nested inside a longer curated concept
+    surface: str = ""  # how the paper first writes it ("GANs", "Generative Adversarial Networks")
+    score: float = 0.0
+
+    def add(self, start: int, end: int) -> None:
+        """Record one occurrence (token span)."""
+        self.spans.append((start, end))
+
+
+@dataclass
+class Analysis:
+    """Everything the concept extractors need about one paper (role: shared analysis)."""
+
+    text: str
+    stream: TokenStream
+    candidates: list[Candidate]  # ranked, best first, junk removed; not yet finalized
+    acronyms: list[Acronym]
+    introduced: list[Introduced]
+    introduced_keys: list[tuple[str, ...]]
+    title_end: int
+    vocab: Vocabulary
+    _sentences: list[tuple[int, int]] | None = None
+    _sentence_starts: list[int] = field(default_factory=list)
+    sentence_texts: dict[int, str] = field(default_factory=dict)  # evidence strings, by sentence
+    _finalized: set[int] = field(default_factory=set)
+
+    @property
+    def sentences(self) -> list[tuple[int, int]]:
+        """Character spans of the sentences (computed on first use)."""
+        if self._sentences is None:
+            self._sentences = sentence_spans(self.text)
+            self._sentence_starts = [a for a, _ in self._sentences]
+        return self._sentences
+
+    @property
+    def sentence_starts(self) -> list[int]:
+        """First character of each sentence, ascending."""
+        if self._sentences is None:
+            _ = self.sentences
+        return self._sentence_starts
+
+    def finalize(self, c: Candidate) -> Candidate:
+        """Fill in the display name and id of a candidate (idempotent)."""
+        if id(c) in self._finalized:
+            return c
+        self._finalized.add(id(c))
+        if not c.surface:
+            s0, e0 = c.spans[0]
+            c.surface = " ".join(self.text[self.stream.starts[s0] : self.stream.ends[e0 - 1]].split())
+        if c.source == "vocabulary":
+            vc = self.vocab.concepts[c.vocab_id]
+            c.id, c.name = vc.id, vc.name
+            return c
+        if not c.name:
+            s, e = c.spans[0]
+            c.name = display_name(self.stream, s, e)
+        c.id = _concept_id(c.name)
+        curated = self.vocab.concepts.get(c.id)
+        if curated is not None:  # a discovered spelling of a curated concept
+            c.source, c.vocab_id, c.name, c.kind = "vocabulary", curated.id, curated.name, curated.kind
+            c.aliases = list(curated.aliases)
+            c.broader = list(curated.broader)
+        elif not c.broader and len(c.key) >= 2:
+            # The longest vocabulary suffix is the head: "... multinomial logit bandit" -> bandits.
+            index = self.vocab.index
+            for cut in range(1, len(c.key)):
+                head = index.get(c.key[cut:])
+                if head is not None:
+                    c.broader.append(head)
+                    break
+        c.spans.sort()
+        return c
+
+    def top(self, k: int | None = None) -> list[Candidate]:
+        """The best ``k`` candidates, finalized, one per concept id."""
+        out: list[Candidate] = []
+        seen: set[str] = set()
+        for c in self.candidates:
+            self.finalize(c)
+            if c.id in seen:
+                continue
+            seen.add(c.id)
+            out.append(c)
+            if k is not None and len(out) >= k:
+                break
+        return out
+
+
+# Words written with a hyphen before the next word in a canonical name ("multi-armed",
+# "self-supervised", "few-shot"); every other pair is joined by a space, whatever the paper did,
+# so "mean-field" and "mean field" give one name.
+HYPHEN_PREFIXES = frozenset(
+    """multi self semi non pre post co re anti sub super inter intra cross meta fine few zero one
+    two three single double in out off end long short well ill under over un bi tri uni
+    quasi pseudo near""".split()
+)
+
+
+def display_name(stream: TokenStream, start: int, end: int) -> str:
+    """The canonical name of a phrase: lower case except names and acronyms, head singular.
+
+    It depends on the words only, not on where they stand or how the paper hyphenated them,
+    so every paper that names a concept gives it the same name (re-ingesting is a no-op).
+    """
+    words: list[str] = []
+    has_function = False
+    flags = stream.flags
+    glued = stream.glued
+    prev_name = False
+    for i in range(start, end):
+        t = stream.text[i]
+        if t in ("(", ")"):
+            continue
+        name = bool(flags[i] & (NAME | CAPS | DIGIT))
+        w = t if flags[i] & (NAME | CAPS) else t.lower()
+        if stream.keys[i] in FUNCTION_WORDS:
+            has_function = True
+        if words and ((glued[i] and (name or prev_name)) or words[-1].rsplit("-", 1)[-1] in HYPHEN_PREFIXES):
+            words[-1] = words[-1] + "-" + w
+        else:
+            words.append(w)
+        prev_name = name
+    if words and not has_function:
+        head, _, tail = words[-1].rpartition("-")
+        words[-1] = (head + "-" if head else "") + display_singular(tail)
+    return " ".join(words)
+
+
+def analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: Background) -> Analysis:
+    """The (cached) analysis of one paper's Doc; ``title_end`` is where the title ends in ``text``."""
+    cached = doc.user_data.get(CACHE_KEY)
+    if isinstance(cached, Analysis):
+        return cached
+    result = _analyse(doc, text, title_end, vocab, background)
+    doc.user_data[CACHE_KEY] = result
+    return result
+
+
+def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: Background) -> Analysis:
+    stream = stream_from_doc(doc, background.lexicon, title_end)
+    n = len(stream)
+    keys = stream.keys
+    index = vocab.index
+    by_vocab: dict[str, Candidate] = {}
+    by_key: dict[tuple[str, ...], Candidate] = {}
+
+    def vocab_candidate(cid: str) -> Candidate:
+        c = by_vocab.get(cid)
+        if c is None:
+            vc = vocab.concepts[cid]
+            c = by_vocab[cid] = Candidate(
+                key=vocab.name_keys.get(cid, ()),
+                source="vocabulary",
+                vocab_id=cid,
+                name=vc.name,
+                kind=vc.kind,
+                aliases=list(vc.aliases),
+                broader=list(vc.broader),
+            )
+        return c
+
+    def discovered(key: tuple[str, ...]) -> Candidate:
+        c = by_key.get(key)
+        if c is None:
+            c = by_key[key] = Candidate(key=key, source="discovered", kind=kind_for_head(key))
+        return c
+
+    # Plain noun phrases (the bulk) stay as key -> spans until they are scored.
+    plain: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+
+    # 1. Acronym definitions; their "( SF )" tokens are transparent to chunking.
+    acronyms = find_acronyms(stream, text)
+    skip: set[int] = set()
+    acr_target: dict[str, Candidate] = {}
+    expansion: dict[str, tuple[tuple[str, ...], str]] = {}
+    for a in acronyms:
+        long_key = tuple(keys[a.long_start : a.long_end])
+        cid = index.get(long_key) or index.get((a.key,))
+        if cid is not None:
+            cand = vocab_candidate(cid)
+        elif a.introduced_by_paren:
+            # "GRAPE (Group RepresentAtional Position Encoding)": the name comes first and is the name.
+            cand = discovered((a.key,))
+            cand.name = cand.name or a.short
+            if a.long_text not in cand.aliases:
+                cand.aliases.append(a.long_text)
+            cand.add(a.paren[0] - 1, a.paren[0])
+        else:
+            cand = discovered(long_key)
+            if not cand.name:
+                if any(stream.flags[i] & NAME for i in range(a.long_start, a.long_end)):
+                    cand.name = a.long_text  # "Turing mAchine Imitation Learning" keeps its capitals
+                else:
+                    cand.name = display_name(stream, a.long_start, a.long_end)
+            expansion[a.key] = (long_key, cand.name)
+        cand.defined = True
+        if a.short not in cand.aliases and a.short != cand.name:
+            cand.aliases.append(a.short)
+        cand.add(a.long_start, a.long_end)
+        acr_target[a.key] = cand
+        if not a.introduced_by_paren:
+            skip.update(range(a.paren[0], a.paren[1]))
+    frozen_skip = frozenset(skip)
+
+    # 2. Vocabulary matches (the acronym inside its own definition is not a second mention).
+    nested: list[tuple[int, int, str]] = []
+    for s, e, cid in match_stream(stream, vocab, nested):
+        if s not in frozen_skip:
+            c = vocab_candidate(cid)
+            c.add(s, e)
+            c.top_level += 1
+    for s, e, cid in nested:
+        vocab_candidate(cid).add(s, e)
+    # Uses of a discovered acronym elsewhere in the text.
+    if expansion:
+        glued = stream.glued
+        for i in stream.marked:
+            k = keys[i]
+            if k in expansion and i not in frozen_skip and not (i + 1 < n and glued[i + 1]):
+                acr_target[k].add(i, i + 1)
+
+    # 3. Noun-phrase candidates and their sub-phrases.
+    if doc.has_annotation("DEP"):
+        chunks = chunks_parsed(doc, stream, frozen_skip)
+    else:
+        chunks = chunks_fast(stream, frozen_skip)
+    collect_plain(stream, chunks, index, plain, background.inner_ok, frozen_skip)
+    if expansion:
+        # Phrases with a defined acronym inside count under their spelt-out form.
+        for key in [k for k in plain if not expansion.keys().isdisjoint(k)]:
+            spans = plain.pop(key)
+            if len(key) > 1:
+                for s, e in spans:
+                    _add_expanded(
+                        stream, s, e, key, frozen_skip, expansion, index, vocab_candidate, discovered
+                    )
+
+    # Adjectives that authors use as keywords on their own ("multimodal", "Bayesian").
+    if background.adjective_keywords:
+        adjectives = background.adjective_keywords
+        cls_ = stream.cls
+        for i, k in enumerate(keys):
+            if k in adjectives and cls_[i] == "A" and (k,) not in index:
+                plain.setdefault((k,), []).append((i, i + 1))
+
+    # 4. Known keyphrases spanning a function word ("mixture of experts").
+    if background.function_firsts:
+        phrases = background.function_phrases
+        cls = stream.cls
+        flags = stream.flags
+        top = background.function_max_len
+        for i in stream.marked:
+            if not flags[i] & FUNC_FIRST:
+                continue
+            for length in range(3, min(top, n - i) + 1):
+                key = tuple(keys[i : i + length])
+                if key in phrases and key not in index:
+                    if not any(cls[j] in (".", "M") for j in range(i, i + length)):
+                        plain.setdefault(key, []).append((i, i + length))
+
+    # 5. Introduced names and named models/datasets.
+    introduced = find_introduced(stream, text, acronyms, vocab.first_keys)
+    introduced_keys: list[tuple[str, ...]] = []
+    for item in introduced:
+        key = tuple(keys[item.start : item.end])
+        if key in index:
+            continue  # a known concept, not a new one
+        target = acr_target.get(keys[item.start]) if item.end - item.start == 1 else None
+        if target is None:
+            target = by_key.get(key)
+        if target is None:
+            target = discovered(key)
+            target.name = display_name(stream, item.start, item.end) if item.end > item.start else ""
+            target.add(item.start, item.end)
+            if item.end - item.start == 1:  # later uses of a one-token name ("GRAPE brings ...")
+                k0 = key[0]
+                for i in stream.marked if stream.flags[item.start] & MARKS else range(n):
+                    if keys[i] == k0 and i != item.start:
+                        target.add(i, i + 1)
+        if target.source != "discovered":
+            continue
+        target.introduced = True
+        target.kind = "METHOD"
+        if item.expansion and item.expansion not in target.aliases:
+            target.aliases.append(item.expansion)
+        if item.acronym and item.acronym not in target.aliases:
+            target.aliases.append(item.acronym)
+        if target.key not in introduced_keys:
+            introduced_keys.append(target.key)
+    skip_keys = set(expansion) | {keys[i.start] for i in introduced if i.end - i.start == 1}
+    for ent in find_named_entities(stream, text, skip_keys, index):
+        c = discovered(tuple(keys[ent.start : ent.end]))
+        c.named = True
+        if not c.name:
+            c.name = ent.surface
+        if not c.introduced:
+            c.kind = ent.kind  # type: ignore[assignment]
+        for s, e in ent.spans:
+            c.add(s, e)
+        family = index.get((ent.family,)) or index.get(("A:" + ent.family.upper(),))
+        if family and family not in c.broader:
+            c.broader.append(family)
+
+    # 6. Features, junk removal, scores (names and hierarchy links only for kept ones).
+    ranked: list[Candidate] = []
+    starts = stream.starts
+    if by_key:
+        for key, spans in plain.items():
+            c2 = by_key.get(key)
+            if c2 is not None:
+                c2.spans.extend(spans)
+    for c in (*by_vocab.values(), *by_key.values()):
+        if c.source == "discovered" and not c.named and is_junk(c.key) and not (c.introduced and c.name):
+            continue  # an introduced *name* ("GRAPE") is never junk; a spelt-out phrase can be
+        spans = c.spans = sorted(set(c.spans))
+        c.count = len({s for s, _ in spans})
+        c.first = spans[0][0]
+        c.in_title = starts[c.first] < title_end
+        c.score = score_candidate(c, vocab, background)
+        ranked.append(c)
+    # Plain phrases: scored from their spans; only the best become Candidate objects.
+    scored: list[tuple[float, int, tuple[str, ...], list[tuple[int, int]]]] = []
+    static = background.static_scores
+    if len(static) > STATIC_CACHE_LIMIT:
+        static.clear()
+    for key, spans in plain.items():
+        part = static.get(key)
+        if part is None:
+            junk = is_junk(key) or is_vacuous(key, background.lexicon.word_class)
+            part = static[key] = -1.0 if junk else _static_score(key, background)
+        first = spans[0][0]
+        in_title = starts[first] < title_end
+        if part < 0:
+            if not (key in TITLE_TOPICS and in_title):
+                continue
+            part = _static_score(key, background)  # "evaluation" in the title: what the paper is
+        if key in by_key:
+            continue
+        count = len(spans)
+        score = part * (1.0 + TF_WEIGHT * math.log(count) if count > 1 else 1.0)
+        if in_title:
+            score *= TITLE_BOOST
+        scored.append((round(score, 4), first, key, spans))
+    scored.sort(key=lambda t: (-t[0], t[1], t[2]))
+    for score, first, key, spans in scored[:PLAIN_KEEP]:
+        ranked.append(
+            Candidate(
+                key=key,
+                source="discovered",
+                spans=spans,
+                kind=kind_for_head(key),
+                count=len(spans),
+                first=first,
+                in_title=starts[first] < title_end,
+                score=score,
+            )
+        )
+    ranked.sort(key=lambda c: (-c.score, c.first, c.key))
+    _demote_duplicates(ranked, stream, text)
+    return Analysis(
+        text=text,
+        stream=stream,
+        candidates=ranked,
+        acronyms=acronyms,
+        introduced=introduced,
+        introduced_keys=introduced_keys,
+        title_end=title_end,
+        vocab=vocab,
+    )
+
+
+@lru_cache(maxsize=100_000)
+def fold_wording(surface: str) -> tuple[str, ...]:
+    """A crude stem of a wording, to spot near-duplicates ("prompt", "prompts", "prompting").
+
+    >>> fold_wording("Language Modeling") == fold_wording("language models")
+    True
+    """
+    out: list[str] = []
+    for token in _WORD.findall(surface.lower()):
+        for suffix in ("ings", "ing", "ed", "es", "s"):
+            if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+                token = token[: -len(suffix)]
+                break
+        if token.endswith(("el", "er")) and len(token) > 5:
+            token = token[:-2]  # "model"/"modeling": Porter-like, enough for near-duplicates
+        out.append(token)
+    return tuple(out)
+
+
+def _demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str) -> None:
+    """Give each top candidate its surface form and push near-duplicate wordings down.
+
+    Both concepts stay (they are different concepts: "language modeling" the task and
+    "language models"), but a paper's top list should not spend two places on one wording.
+    """
+    seen: set[tuple[str, ...]] = set()
+    demoted = False
+    starts, ends = stream.starts, stream.ends
+    for c in ranked[:SURFACE_TOP]:
+        s, e = c.spans[0]
+        c.surface = " ".join(text[starts[s] : ends[e - 1]].split())
+        folded = fold_wording(c.surface)
+        if folded in seen:
+            c.score = round(c.score * DUPLICATE_FACTOR, 4)
+            demoted = True
+        seen.add(folded)
+    if demoted:
+        ranked.sort(key=lambda c: (-c.score, c.first, c.key))
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _add_expanded(
+    stream: TokenStream,
+    s: int,
+    e: int,
+    key: tuple[str, ...],
+    skip: frozenset[int],
+    expansion: dict[str, tuple[tuple[str, ...], str]],
+    index: dict[tuple[str, ...], str],
+    vocab_candidate: Callable[[str], Candidate],
+    discovered: Callable[[tuple[str, ...]], Candidate],
+) -> None:
+    """A phrase with a defined acronym inside, counted under its spelt-out form."""
+    expanded: list[str] = []
+    for k in key:
+        expanded.extend(expansion[k][0] if k in expansion else (k,))
+    ekey = tuple(expanded)
+    target = index.get(ekey)
+    if target is not None:
+        vocab_candidate(target).add(s, e)
+        return
+    c = discovered(ekey)
+    if not c.name:
+        c.name = _expanded_name(stream, s, e, skip, expansion)
+        alias = display_name(stream, s, e)
+        if alias.casefold() != c.name.casefold():
+            c.aliases.append(alias)
+    c.add(s, e)
+
+
+def _expanded_name(
+    stream: TokenStream,
+    s: int,
+    e: int,
+    skip: frozenset[int],
+    expansion: dict[str, tuple[tuple[str, ...], str]],
+) -> str:
+    """Display name of a phrase with its acronyms spelt out ("diversified multinomial logit bandit")."""
+    words: list[str] = []
+    for i in range(s, e):
+        if i in skip:
+            continue
+        k = stream.keys[i]
+        if k in expansion:
+            words.append(expansion[k][1])
+        else:
+            words.append(display_name(stream, i, i + 1) if i == e - 1 else stream.text[i].lower())
+    return " ".join(words)
+
+
+def score_candidate(c: Candidate, vocab: Vocabulary, background: Background) -> float:
+    """Rank score of one concept in one paper (comparable within a paper); see :func:`_static_score`."""
+    prior = 1.0
+    if c.source == "vocabulary":
+        prior *= VOCAB_BOOST
+    if c.defined:
+        prior *= DEFINED_BOOST
+    if c.introduced:
+        prior *= INTRODUCED_BOOST
+    if c.named:
+        prior *= NAMED_BOOST
+    if c.kind == "DATASET":
+        prior *= DATASET_FACTOR
+    if c.kind in ("MODEL", "DATASET") and not c.in_title and _is_product_name(c):
+        prior *= USED_ARTIFACT_FACTOR  # GPT-4, Llama 2, GSM8K: used by the paper, rarely its topic
+    part = background.static_scores.get(c.key)
+    if part is None or part < 0:
+        part = _static_score(c.key, background)
+    return round(
+        part * (1.0 + TF_WEIGHT * math.log(c.count)) * (TITLE_BOOST if c.in_title else 1.0) * prior, 4
+    )
+
+
+# Weights of the score. Tuned by coordinate ascent on ICLR 2018 (F1@10 against author keywords,
+# see bench/README.md); COLM 2024 was not used for tuning. Position in the abstract turned out
+# not to help once the title is a feature, so it is not one.
+TF_WEIGHT = 0.5  # (1 + 0.5 ln count): repetition helps, with fast saturation
+TITLE_BOOST = 1.4  # mentioned in the title
+IDF_FLOOR = 0.1  # specificity = 0.1 + min(idf, 7) / 7
+IDF_CAP = 7.0
+KEYWORD_WEIGHT = 0.35  # (1 + 0.35 ln(1 + NeurIPS keyword count))
+UNIGRAM_FACTOR = 0.8
+VOCAB_BOOST = 1.5
+DEFINED_BOOST = 2.0  # the paper spells out an acronym for it
+INTRODUCED_BOOST = 1.3
+NAMED_BOOST = 1.2
+DATASET_FACTOR = 0.7  # datasets are rarely what a paper is "about"
+DUPLICATE_FACTOR = 0.5  # a near-duplicate of a better-ranked concept's wording
+USED_ARTIFACT_FACTOR = 0.4  # a named model or dataset outside the title: used, rarely the topic
+
+
+def _is_product_name(c: Candidate) -> bool:
+    """A specific model or dataset (``GPT-4``, ``ChatGPT``, ``Llama 2``), not a class of models."""
+    if c.named:
+        return True
+    name = c.name
+    return any(ch.isdigit() for ch in name) or sum(ch.isupper() for ch in name) >= 2
+
+
+def _static_score(key: tuple[str, ...], background: Background) -> float:
+    """The part of a phrase's score that depends only on the phrase (cached per background).
+
+    ``specificity * keyword prior * length factor``: the background idf, capped so
+    common-yet-topical phrases ("reinforcement learning") are not punished like boilerplate,
+    and how often NeurIPS 2023 authors chose the phrase as a keyword.
+    """
+    if not key:
+        return IDF_FLOOR + 0.6
+    df = background.df.get(key, 1)
+    idf = min(math.log((background.n_docs + 1) / (df + 1)), IDF_CAP) / IDF_CAP
+    kw = 1.0 + KEYWORD_WEIGHT * math.log1p(background.keywords.get(key, 0))
+    return (IDF_FLOOR + idf) * kw * (UNIGRAM_FACTOR if len(key) == 1 else 1.0)

@@ -1,0 +1,104 @@
+"""Static background statistics shipped with the package (``extractors/data/background_df.json``).
+
+Why a static table: a paper's concept scores must not depend on which other papers happen to
+be in the same ingest batch (re-ingesting a file, or ingesting one paper alone, must give the
+identical record). Corpus statistics such as "frequent in this paper, rare elsewhere" therefore
+come from a fixed background corpus, never from the batch being ingested.
+
+The file is built by ``scripts/build_background_df.py`` from ``/work/shared/data`` (see the
+``provenance`` entry inside the file) and holds:
+
+* ``n_docs`` and ``df``: document frequency of candidate phrases and words (keys are
+  space-joined :func:`~extractors.concepts.normalize.token_key` forms; only df >= 2 is kept,
+  so an absent phrase has df <= 1);
+* ``keywords``: how many NeurIPS 2023 papers list a phrase as an author keyword (a
+  "keyphraseness" prior; NeurIPS 2023 is not one of the evaluation files);
+* ``classes``: the word-class lexicon of the fast mode (see :mod:`extractors.concepts.tokens`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from extractors.concepts.tokens import Lexicon
+from kg.errors import ExtractionError
+
+__all__ = ["DEFAULT_BACKGROUND", "FUNCTION_WORDS", "Background", "load_background"]
+
+FUNCTION_WORDS = frozenset(
+    {"of", "the", "a", "an", "and", "or", "for", "in", "on", "to", "with", "from", "by"}
+)
+ADJECTIVE_MIN_USES = 5  # an adjective is a keyphrase on its own from this many keyword uses
+INNER_MIN_SINGLE = 5  # a single word inside a longer phrase must be this common an author keyword
+DEFAULT_BACKGROUND = Path(__file__).resolve().parent.parent / "data" / "background_df.json"
+
+
+@dataclass(frozen=True)
+class Background:
+    """Document frequencies, keyword counts and word classes (role: static corpus statistics)."""
+
+    n_docs: int = 1
+    df: dict[tuple[str, ...], int] = field(default_factory=dict)
+    keywords: dict[tuple[str, ...], int] = field(default_factory=dict)
+    classes: dict[str, str] = field(default_factory=dict)
+    lexicon: Lexicon = field(default_factory=Lexicon)
+    # Author keywords (count >= 2) with a function word inside ("mixture of experts").
+    function_phrases: frozenset[tuple[str, ...]] = frozenset()
+    function_firsts: frozenset[str] = frozenset()
+    function_max_len: int = 0
+    # Single words allowed as a keyphrase inside a longer noun phrase (see candidates.sub_phrases).
+    inner_ok: frozenset[tuple[str, ...]] = frozenset()
+    # Adjectives that are author keywords on their own ("multimodal", "Bayesian").
+    adjective_keywords: frozenset[str] = frozenset()
+    # Per-phrase part of the concept score (or -1.0 for junk), filled lazily by the analysis.
+    static_scores: dict[tuple[str, ...], float] = field(default_factory=dict, repr=False, compare=False)
+
+    def idf(self, key: tuple[str, ...]) -> float:
+        """Smoothed inverse document frequency; unseen phrases count as seen once.
+
+        >>> b = Background(n_docs=99, df={("bandit",): 9})
+        >>> round(b.idf(("bandit",)), 3), round(b.idf(("rare",)), 3)
+        (2.303, 3.912)
+        """
+        return math.log((self.n_docs + 1) / (self.df.get(key, 1) + 1))
+
+
+def _keyed(table: dict[str, int]) -> dict[tuple[str, ...], int]:
+    return {tuple(k.split(" ")): int(v) for k, v in table.items()}
+
+
+@lru_cache(maxsize=2)
+def load_background(path: Path = DEFAULT_BACKGROUND) -> Background:
+    """The shipped background statistics, read once per process."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ExtractionError(
+            f"cannot read background statistics {path}: {e} (build it: python scripts/build_background_df.py)"
+        ) from e
+    keywords = _keyed(data.get("keywords", {}))
+    df_table = _keyed(data.get("df", {}))
+    classes = {str(k): str(v) for k, v in data.get("classes", {}).items()}
+    function = frozenset(
+        k for k, v in keywords.items() if v >= 2 and len(k) >= 3 and any(w in FUNCTION_WORDS for w in k[1:-1])
+    )
+    return Background(
+        n_docs=int(data.get("n_docs", 1)),
+        df=df_table,
+        keywords=keywords,
+        classes=classes,
+        lexicon=Lexicon(classes, frozenset(k[0] for k in function)),
+        function_phrases=function,
+        function_firsts=frozenset(k[0] for k in function),
+        function_max_len=max((len(k) for k in function), default=0),
+        inner_ok=frozenset(k for k, v in keywords.items() if len(k) == 1 and v >= INNER_MIN_SINGLE),
+        adjective_keywords=frozenset(
+            k[0]
+            for k, v in keywords.items()
+            if len(k) == 1 and v >= ADJECTIVE_MIN_USES and Lexicon(classes).word_class(k[0]) == "A"
+        ),
+    )

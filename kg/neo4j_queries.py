@@ -1,0 +1,393 @@
+"""Every Cypher statement of the Neo4j backend, as functions returning parameterised statements.
+
+Rules this module keeps (and ``tests/unit/test_neo4j_queries.py`` checks):
+
+- Only labels and relationship types are interpolated into Cypher text, and only after
+  :func:`label` / :func:`rel_type` checked them against the allow-lists in :mod:`kg.models`.
+  Every value travels as a parameter.
+- Writes are batched: ``UNWIND $rows AS row ...`` with one row per node or relationship.
+- Every paperkg node also carries :data:`NODE_LABEL`, whose uniqueness constraint on ``id`` is
+  the one index all lookups by id use, whatever the node's label (ids are unique across labels,
+  as in the embedded store). The per-label constraints keep ``id`` unique for each label too.
+
+Internal properties (:data:`INTERNAL_NODE_PROPERTIES`) exist only for Neo4j (the fulltext index
+cannot index a list, so a Concept's ``aliases`` are also stored joined as :data:`ALIAS_TEXT`);
+the store strips them on read, so exports equal the embedded store's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kg.errors import GraphStoreError
+from kg.models import DERIVED_REL_TYPES, LABELS, REL_TYPES
+from kg.text_index import FIELD_BOOST, tokens
+
+Direction = Literal["out", "in", "both"]
+
+NODE_LABEL = "__KGNode__"
+LOCK_LABEL = "__KGWriteLock__"
+LOCK_ID = "upsert"
+FULLTEXT_INDEX = "paperkg_fulltext"
+FULLTEXT_ANALYZER = "standard-folding"  # accents folded, like kg.ids.fold in the embedded index
+ALIAS_TEXT = "_aliasText"
+INTERNAL_NODE_PROPERTIES: frozenset[str] = frozenset({"id", ALIAS_TEXT})
+# Fulltext fields and their query-time boosts: the embedded index's FIELD_BOOST, field for field.
+FULLTEXT_FIELDS: dict[str, float] = {
+    "title": FIELD_BOOST["title"],
+    "abstract": FIELD_BOOST["abstract"],
+    "name": FIELD_BOOST["name"],
+    ALIAS_TEXT: FIELD_BOOST["aliases"],
+}
+# Lookup indexes for the API's by-name queries.
+NAME_INDEXES: tuple[tuple[str, str], ...] = (
+    ("Concept", "name"),
+    ("Author", "name"),
+    ("Venue", "name"),
+    ("Topic", "name"),
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One Cypher statement and its parameters (role: query payload).
+
+    >>> s = Statement("RETURN $x AS x", {"x": 1})
+    >>> s.params["x"]
+    1
+    """
+
+    text: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def label(name: str) -> str:
+    """``name`` if it is one of :data:`kg.models.LABELS`; the only way a label reaches Cypher.
+
+    >>> label("Paper")
+    'Paper'
+    """
+    if name not in LABELS:
+        raise GraphStoreError(f"unknown node label {name!r} (expected one of {', '.join(LABELS)})")
+    return name
+
+
+def rel_type(name: str) -> str:
+    """``name`` if it is one of :data:`kg.models.REL_TYPES`; the only way a type reaches Cypher.
+
+    >>> rel_type("AUTHORED")
+    'AUTHORED'
+    """
+    if name not in REL_TYPES:
+        raise GraphStoreError(f"unknown relationship type {name!r} (expected one of {', '.join(REL_TYPES)})")
+    return name
+
+
+# -- schema ------------------------------------------------------------------------------------
+def schema_statements() -> list[Statement]:
+    """Constraints and indexes, idempotent (``IF NOT EXISTS``); run each in its own transaction."""
+    out = [
+        Statement(
+            f"CREATE CONSTRAINT paperkg_node_id IF NOT EXISTS FOR (n:{NODE_LABEL}) REQUIRE n.id IS UNIQUE"
+        ),
+        Statement(
+            f"CREATE CONSTRAINT paperkg_lock_id IF NOT EXISTS FOR (n:{LOCK_LABEL}) REQUIRE n.id IS UNIQUE"
+        ),
+    ]
+    for name in LABELS:
+        out.append(
+            Statement(
+                f"CREATE CONSTRAINT paperkg_{name.lower()}_id IF NOT EXISTS "
+                f"FOR (n:{label(name)}) REQUIRE n.id IS UNIQUE"
+            )
+        )
+    for indexed, prop in NAME_INDEXES:
+        out.append(
+            Statement(
+                f"CREATE INDEX paperkg_{indexed.lower()}_{prop} IF NOT EXISTS "
+                f"FOR (n:{label(indexed)}) ON (n.{prop})"
+            )
+        )
+    fields = ", ".join(f"n.{f}" for f in FULLTEXT_FIELDS)
+    out.append(
+        Statement(
+            f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS "
+            f"FOR (n:{label('Paper')}|{label('Concept')}) ON EACH [{fields}] "
+            # Eventually consistent: Lucene is updated after the commit, in the background, so a
+            # batch commit does not wait for it; search() waits for the refresh instead.
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: $analyzer, `fulltext.eventually_consistent`: true}}",
+            {"analyzer": FULLTEXT_ANALYZER},
+        )
+    )
+    return out
+
+
+def await_indexes(timeout_s: int = 300) -> Statement:
+    """Wait until every index is online (a fresh fulltext index populates in the background)."""
+    return Statement("CALL db.awaitIndexes($timeout)", {"timeout": timeout_s})
+
+
+# -- upsert: reads ---------------------------------------------------------------------------
+def lock_writers() -> Statement:
+    """Take the writer lock: upserts serialise, so their read-merge-write sees committed state."""
+    return Statement(
+        f"MERGE (l:{LOCK_LABEL} {{id: $id}}) SET l.batches = coalesce(l.batches, 0) + 1",
+        {"id": LOCK_ID},
+    )
+
+
+def nodes_by_id(ids: Sequence[str]) -> Statement:
+    """``id, labels, props, eid`` of the nodes that exist among ``ids`` (any label)."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, elementId(n) AS eid",
+        {"ids": list(ids)},
+    )
+
+
+def relationships_around(ids: Sequence[str]) -> Statement:
+    """Every stored (non-derived) relationship touching the given nodes, either direction.
+
+    The element ids of both ends come along: derived pair bumps may involve them.
+    """
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}})-[r]-(o:{NODE_LABEL}) "
+        "WHERE NOT type(r) IN $derived "
+        "RETURN startNode(r).id AS start, type(r) AS type, endNode(r).id AS end, "
+        "properties(r) AS props, elementId(startNode(r)) AS start_eid, elementId(endNode(r)) AS end_eid",
+        {"ids": list(ids), "derived": list(DERIVED_REL_TYPES)},
+    )
+
+
+def _match_pair(start: str, end: str) -> str:
+    """Both ends by element id: a direct record lookup, cheaper than an index seek.
+
+    Element ids are only stable within a transaction; the store reads or creates them in the
+    same transaction that uses them.
+    """
+    return f"MATCH (a) WHERE elementId(a) = {start} MATCH (b) WHERE elementId(b) = {end} "
+
+
+def _rel_between(type_: str) -> str:
+    # A subquery with both ends bound plans as Expand(Into), which starts from the end with fewer
+    # relationships; a plain pattern may expand every BROADER of a broad concept instead.
+    return f"CALL (a, b) {{ MATCH (a)-[r:{type_}]->(b) RETURN r }} "
+
+
+def relationships_by_key(type_: str, rows: Sequence[Sequence[str]]) -> Statement:
+    """The stored relationships of one type among ``rows`` of ``[start, end]`` element ids."""
+    t = rel_type(type_)
+    return Statement(
+        f"UNWIND $rows AS row {_match_pair('row[0]', 'row[1]')}{_rel_between(t)}"
+        "RETURN a.id AS start, type(r) AS type, b.id AS end, properties(r) AS props",
+        {"rows": list(rows)},
+    )
+
+
+# -- upsert: writes --------------------------------------------------------------------------
+def create_nodes(label_: str, rows: Sequence[dict[str, Any]]) -> Statement:
+    """New nodes of one label (rows: full property maps, ``id`` included): ``id, eid`` each."""
+    lb = label(label_)
+    return Statement(
+        f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}:{lb}) SET n = row "
+        "RETURN row.id AS id, elementId(n) AS eid",
+        {"rows": list(rows)},
+    )
+
+
+def replace_node_properties(rows: Sequence[dict[str, Any]]) -> Statement:
+    """Replace the property maps of existing nodes; each row is the full map, ``id`` included."""
+    return Statement(
+        f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) SET n = row",
+        {"rows": list(rows)},
+    )
+
+
+def create_relationships(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    """New relationships of one type: rows ``[start, end, properties]`` (ends as element ids)."""
+    t = rel_type(type_)
+    return Statement(
+        f"UNWIND $rows AS row {_match_pair('row[0]', 'row[1]')}CREATE (a)-[r:{t}]->(b) SET r = row[2]",
+        {"rows": list(rows)},
+    )
+
+
+def replace_relationship_properties(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    """Replace the property maps of existing relationships: rows ``[start, end, properties]``."""
+    t = rel_type(type_)
+    return Statement(
+        f"UNWIND $rows AS row {_match_pair('row[0]', 'row[1]')}{_rel_between(t)}SET r = row[2]",
+        {"rows": list(rows)},
+    )
+
+
+def _derived(type_: str) -> str:
+    t = rel_type(type_)
+    if t not in DERIVED_REL_TYPES:
+        raise GraphStoreError(f"{t} is not a derived relationship type")
+    return t
+
+
+def create_pairs(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    """New derived pair relationships: rows ``[a, b, n]`` (element ids; a's id < b's) get ``{papers: n}``."""
+    t = _derived(type_)
+    return Statement(
+        f"UNWIND $rows AS row {_match_pair('row[0]', 'row[1]')}CREATE (a)-[:{t} {{papers: row[2]}}]->(b)",
+        {"rows": list(rows)},
+    )
+
+
+def bump_pairs(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    """Add ``n`` shared papers to derived pair relationships: rows ``[a, b, n]`` (element ids).
+
+    Pairs with a node created in the same transaction cannot exist yet; the store creates
+    those with :func:`create_pairs` and keeps this ``MERGE`` for the others.
+    """
+    t = _derived(type_)
+    return Statement(
+        f"UNWIND $rows AS row {_match_pair('row[0]', 'row[1]')}MERGE (a)-[r:{t}]->(b) "
+        "ON CREATE SET r.papers = row[2] ON MATCH SET r.papers = r.papers + row[2]",
+        {"rows": list(rows)},
+    )
+
+
+# -- reads -----------------------------------------------------------------------------------
+def nodes_with_label(label_: str) -> Statement:
+    """``id, labels, props`` of every node of one label."""
+    lb = label(label_)
+    return Statement(
+        f"MATCH (n:{NODE_LABEL}:{lb}) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props"
+    )
+
+
+def neighbors(ids: Sequence[str], type_: str, direction: Direction) -> Statement:
+    """Per id: ``out`` (is the id the start?), the relationship's props and the other node."""
+    t = rel_type(type_)
+    parts = []
+    if direction in ("out", "both"):
+        parts.append(f"MATCH (n)-[r:{t}]->(o:{NODE_LABEL}) RETURN r, o, true AS out")
+    if direction in ("in", "both"):
+        parts.append(f"MATCH (n)<-[r:{t}]-(o:{NODE_LABEL}) RETURN r, o, false AS out")
+    if not parts:
+        raise GraphStoreError(f"unknown direction {direction!r} (expected out, in or both)")
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
+        f"CALL (n) {{ {' UNION ALL '.join(parts)} }} "
+        "RETURN id, out, properties(r) AS rprops, o.id AS other, labels(o) AS labels, "
+        "properties(o) AS props",
+        {"ids": list(ids)},
+    )
+
+
+def degrees(ids: Sequence[str], type_: str, direction: Direction) -> Statement:
+    """Per existing id, the number of its relationships of one type in ``direction``."""
+    t = rel_type(type_)
+    terms = []
+    if direction in ("out", "both"):
+        terms.append(f"COUNT {{ (n)-[:{t}]->() }}")
+    if direction in ("in", "both"):
+        terms.append(f"COUNT {{ (n)<-[:{t}]-() }}")
+    if not terms:
+        raise GraphStoreError(f"unknown direction {direction!r} (expected out, in or both)")
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) RETURN id, {' + '.join(terms)} AS degree",
+        {"ids": list(ids)},
+    )
+
+
+def relationships_of_type(type_: str) -> Statement:
+    """Every relationship of one type: ``start, type, end, props``."""
+    t = rel_type(type_)
+    return Statement(
+        f"MATCH (a:{NODE_LABEL})-[r:{t}]->(b:{NODE_LABEL}) "
+        "RETURN a.id AS start, type(r) AS type, b.id AS end, properties(r) AS props"
+    )
+
+
+def all_nodes() -> Statement:
+    """Every paperkg node: ``id, labels, props``."""
+    return Statement(f"MATCH (n:{NODE_LABEL}) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props")
+
+
+def all_relationships() -> Statement:
+    """Every relationship between paperkg nodes: ``start, type, end, props``."""
+    return Statement(
+        f"MATCH (a:{NODE_LABEL})-[r]->(b:{NODE_LABEL}) "
+        "RETURN a.id AS start, type(r) AS type, b.id AS end, properties(r) AS props"
+    )
+
+
+def counts() -> Statement:
+    """``kind, name, n`` for every label and relationship type (answered from the count store)."""
+    parts = [f"MATCH (n:{label(lb)}) RETURN 'node' AS kind, '{lb}' AS name, count(n) AS n" for lb in LABELS]
+    parts += [
+        f"MATCH ()-[r:{rel_type(t)}]->() RETURN 'rel' AS kind, '{t}' AS name, count(r) AS n"
+        for t in REL_TYPES
+    ]
+    return Statement(" UNION ALL ".join(parts))
+
+
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+
+
+def lucene_escape(text: str) -> str:
+    r"""``text`` with Lucene query syntax escaped, so user input is only ever terms.
+
+    >>> lucene_escape('E(3)-equivariant: "x"')
+    'E\\(3\\)\\-equivariant\\: \\"x\\"'
+    """
+    return _LUCENE_SPECIAL.sub(r"\\\1", text)
+
+
+def fulltext_query(text: str) -> str | None:
+    """The Lucene query for user ``text``: its words in every field, with the embedded index's boosts.
+
+    Words are the embedded index's tokens (folded, alphanumeric), escaped anyway; ``None`` when
+    the text has no words. Lucene's bare ``AND``/``OR``/``NOT`` are operators only in upper case,
+    and tokens are lower case.
+
+    >>> for clause in fulltext_query("Nash equilibria").split(" OR "):
+    ...     print(clause)
+    title:(nash equilibria)^2
+    abstract:(nash equilibria)^1
+    name:(nash equilibria)^3
+    _aliasText:(nash equilibria)^2
+    >>> fulltext_query("?!") is None
+    True
+    """
+    words = list(dict.fromkeys(tokens(text)))
+    if not words:
+        return None
+    terms = " ".join(lucene_escape(w) for w in words)
+    return " OR ".join(f"{f}:({terms})^{boost:g}" for f, boost in FULLTEXT_FIELDS.items())
+
+
+def await_fulltext_refresh() -> Statement:
+    """Wait until committed writes are visible in the (eventually consistent) fulltext index."""
+    return Statement("CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
+
+
+def fulltext_search(query: str, limit: int) -> Statement:
+    """Ranked hits of a Lucene ``query`` (see :func:`fulltext_query`): ``id, labels, props, score``."""
+    return Statement(
+        f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $query, {{limit: $limit}}) "
+        "YIELD node, score RETURN node.id AS id, labels(node) AS labels, properties(node) AS props, score",
+        {"query": query, "limit": limit},
+    )
+
+
+# -- maintenance -----------------------------------------------------------------------------
+def delete_all(rows_per_transaction: int = 10_000) -> Statement:
+    """Delete every node and relationship in inner transactions (auto-commit sessions only)."""
+    return Statement(
+        "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF $rows ROWS",
+        {"rows": rows_per_transaction},
+    )
+
+
+def ping() -> Statement:
+    """The cheapest statement that proves the database answers."""
+    return Statement("RETURN 1 AS ok")

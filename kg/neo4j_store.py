@@ -1,0 +1,572 @@
+"""The Neo4j backend: :class:`kg.store.GraphStore` over the official driver (Bolt).
+
+Writes. One upsert is one managed write transaction (``session.execute_write``, which retries
+transient errors), so a failed batch leaves nothing behind. Inside it:
+
+1. take the writer lock (one ``MERGE`` on a lock node), so concurrent upserts serialise;
+2. read, in a few ``UNWIND`` statements, the stored state the batch touches: its nodes by id,
+   every relationship around its papers, and its other relationships by key;
+3. merge in Python with :func:`kg.merge.merge_properties`, record by record, exactly like the
+   embedded store, which gives ``added``/``updated``/``unchanged`` per paper and the derived
+   ``COAUTHOR``/``CO_OCCURS`` pair bumps (:mod:`kg.derived`) from each paper's before/after sets;
+4. write only what changed: created nodes per label, replaced property maps, created and
+   replaced relationships per type, and pair bumps, each a batched ``UNWIND`` statement whose
+   rows are plain lists. Relationship writes find their ends by element id (read or returned
+   earlier in the same transaction, the only scope where element ids are stable), which is
+   cheaper than a second index seek per end. A derived pair with a node created in the batch
+   cannot exist yet and is ``CREATE`` d; only the others need ``MERGE``.
+
+Re-ingesting the same records therefore writes nothing but the lock. The lock also makes the
+read-merge-write safe against a second ingest running at the same time; reads outside
+upserts take no lock.
+
+All Cypher lives in :mod:`kg.neo4j_queries`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j.exceptions import (
+    AuthError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
+
+from kg import neo4j_queries as q
+from kg.config import Settings
+from kg.derived import new_pairs, top_concepts
+from kg.errors import ConfigError, GraphStoreError, StoreUnavailable
+from kg.merge import merge_properties
+from kg.models import (
+    DERIVED_REL_TYPES,
+    LABELS,
+    REL_TYPES,
+    Graph,
+    Label,
+    Node,
+    PaperRecord,
+    Properties,
+    Relationship,
+    RelType,
+    StoreCounts,
+    UpsertSummary,
+)
+from kg.store import Direction, Edge, SearchHit
+
+T = TypeVar("T")
+RelKey = tuple[str, str, str]  # (start, type, end)
+START_HINT = "Is the server running? (scripts/neo4j/start, or docker compose up -d neo4j)"
+
+
+def _one_line(error: BaseException) -> str:
+    if isinstance(error, Neo4jError) and error.message:
+        return " ".join(f"{error.message} [{error.code}]".split())
+    text = str(error)
+    reason = re.search(r"\(reason ([^)]*)\)", text)
+    if reason:
+        return reason.group(1).strip()
+    return " ".join(text.split()) or type(error).__name__
+
+
+def _driver_uri(driver: neo4j.Driver) -> str:
+    address = getattr(driver, "address", None)
+    if address is None:
+        return "the configured address"
+    host, port = address[0], address[1]
+    scheme = "neo4j" if isinstance(driver, neo4j.Neo4jDriver) else "bolt"
+    return f"{scheme}://{host}:{port}"
+
+
+def translate_error(error: Exception, uri: str, user: str | None = None) -> GraphStoreError:
+    """The paperkg error for a driver error: one clear line, no driver jargon first.
+
+    >>> translate_error(ServiceUnavailable("boom (reason refused)"), "bolt://h:1").args[0][:32]
+    'cannot reach Neo4j at bolt://h:1'
+    """
+    if isinstance(error, ServiceUnavailable | SessionExpired):
+        return StoreUnavailable(f"cannot reach Neo4j at {uri}: {_one_line(error)}. {START_HINT}")
+    if isinstance(error, AuthError):
+        who = f"the credentials of user {user!r}" if user is not None else "the credentials"
+        return StoreUnavailable(f"Neo4j at {uri} rejected {who} (set KG_NEO4J_USER / KG_NEO4J_PASSWORD)")
+    return GraphStoreError(f"Neo4j at {uri} failed: {_one_line(error)}")
+
+
+def _strip_internal(props: dict[str, Any]) -> Properties:
+    return {k: v for k, v in props.items() if k not in q.INTERNAL_NODE_PROPERTIES}
+
+
+def _label_of(labels: Sequence[str]) -> Label:
+    for lb in labels:
+        if lb in LABELS:
+            return lb
+    raise GraphStoreError(f"a paperkg node has none of the labels {', '.join(LABELS)}: {sorted(labels)}")
+
+
+def _db_node_properties(node_id: str, label: str, props: Properties) -> dict[str, Any]:
+    """What Neo4j stores for a node: its properties, ``id`` and the internal fulltext fields."""
+    row: dict[str, Any] = dict(props)
+    row["id"] = node_id
+    if label == "Concept":
+        aliases = props.get("aliases")
+        if isinstance(aliases, list) and aliases:
+            row[q.ALIAS_TEXT] = " ".join(str(a) for a in aliases)
+    return row
+
+
+def _chunks(rows: list[T], size: int) -> Iterator[list[T]]:
+    for i in range(0, len(rows), size):
+        yield rows[i : i + size]
+
+
+@dataclass
+class _Batch:
+    """The read-merge-write state of one upsert transaction (role: write planner).
+
+    Holds the stored state the batch touches, applies records one by one with the embedded
+    store's rules, and remembers what to write.
+    """
+
+    nodes: dict[str, Properties] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    eids: dict[str, str] = field(default_factory=dict)  # element ids, valid in this transaction
+    rels: dict[RelKey, Properties] = field(default_factory=dict)
+    new_nodes: dict[str, None] = field(default_factory=dict)  # ordered sets
+    changed_nodes: dict[str, None] = field(default_factory=dict)
+    new_rels: dict[RelKey, None] = field(default_factory=dict)
+    changed_rels: dict[RelKey, None] = field(default_factory=dict)
+    authors: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    mentions: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    tracked: set[str] = field(default_factory=set)
+    bumps: Counter[RelKey] = field(default_factory=Counter)
+    # The input last merged into each node/relationship: merging is idempotent, so the same
+    # input again (a shared author or concept in the next record) cannot change anything.
+    last_input: dict[str | RelKey, Properties] = field(default_factory=dict)
+
+    def know_rel(self, key: RelKey, props: Properties) -> None:
+        self.rels[key] = props
+        self._follow(key, props)
+
+    def _follow(self, key: RelKey, props: Properties) -> None:
+        start, rtype, end = key
+        if rtype == "AUTHORED" and end in self.tracked:
+            self.authors[end].add(start)
+        elif rtype == "MENTIONS" and start in self.tracked:
+            self.mentions[start][end] = float(props.get("score") or 0.0)  # type: ignore[arg-type]
+
+    def _state(self, paper_id: str) -> tuple[set[str], set[str]]:
+        return set(self.authors[paper_id]), top_concepts(self.mentions[paper_id].items())
+
+    def apply(self, record: PaperRecord, summary: UpsertSummary) -> None:
+        pid = record.paper.id
+        existed = pid in self.nodes
+        before = self._state(pid)
+        changed = False
+        for node in (record.paper, *record.nodes):
+            changed |= self._merge_node(node)
+        for rel in record.relationships:
+            changed |= self._merge_rel(rel)
+        after = self._state(pid)
+        for rtype, b, a in (("COAUTHOR", before[0], after[0]), ("CO_OCCURS", before[1], after[1])):
+            for x, y in new_pairs(b, a):
+                self.bumps[(x, rtype, y)] += 1
+        if not existed:
+            summary.added += 1
+        elif changed:
+            summary.updated += 1
+        else:
+            summary.unchanged += 1
+
+    def _merge_node(self, node: Node) -> bool:
+        if self.last_input.get(node.id) == node.properties:
+            return False
+        self.last_input[node.id] = node.properties
+        old = self.nodes.get(node.id)
+        if old is None:
+            self.nodes[node.id] = merge_properties({}, node.properties)  # drops None values
+            self.labels[node.id] = node.label
+            self.new_nodes[node.id] = None
+            return True
+        merged = merge_properties(old, node.properties)
+        if merged == old:
+            return False
+        self.nodes[node.id] = merged
+        if node.id not in self.new_nodes:
+            self.changed_nodes[node.id] = None
+        return True
+
+    def _merge_rel(self, rel: Relationship) -> bool:
+        if rel.type in DERIVED_REL_TYPES:
+            raise GraphStoreError(f"{rel.type} relationships are derived by the store, not upserted")
+        for node_id in (rel.start, rel.end):
+            if node_id not in self.nodes:
+                raise GraphStoreError(f"relationship {rel.type} refers to unknown node {node_id}")
+        key = (rel.start, rel.type, rel.end)
+        if self.last_input.get(key) == rel.properties:
+            return False
+        self.last_input[key] = rel.properties
+        old = self.rels.get(key)
+        if old is None:
+            merged = merge_properties({}, rel.properties)
+            self.new_rels[key] = None
+        else:
+            merged = merge_properties(old, rel.properties)
+            if merged == old:
+                return False
+            if key not in self.new_rels:
+                self.changed_rels[key] = None
+        self.know_rel(key, merged)
+        return True
+
+    # -- what to write ---------------------------------------------------------------------------
+    def node_rows(self, ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for node_id in ids:
+            lb = self.labels[node_id]
+            by_label[lb].append(_db_node_properties(node_id, lb, self.nodes[node_id]))
+        return by_label
+
+    def rel_rows(self, keys: Iterable[RelKey]) -> dict[str, list[list[Any]]]:
+        by_type: dict[str, list[list[Any]]] = defaultdict(list)
+        eids = self.eids
+        for key in keys:
+            by_type[key[1]].append([eids[key[0]], eids[key[2]], self.rels[key]])
+        return by_type
+
+    def bump_rows(self) -> tuple[dict[str, list[list[Any]]], dict[str, list[list[Any]]]]:
+        """Pair bumps as ``(new, existing)`` rows per type.
+
+        A pair with a node created in this batch cannot have a relationship yet: it is created
+        outright. The others may exist and are merged.
+        """
+        new: dict[str, list[list[Any]]] = defaultdict(list)
+        maybe: dict[str, list[list[Any]]] = defaultdict(list)
+        fresh, eids = self.new_nodes, self.eids
+        for (a, rtype, b), n in self.bumps.items():
+            (new if a in fresh or b in fresh else maybe)[rtype].append([eids[a], eids[b], n])
+        return new, maybe
+
+
+class Neo4jStore:
+    """:class:`kg.store.GraphStore` on Neo4j 5; the caller owns the driver.
+
+    Args:
+        driver: an open ``neo4j.Driver``; never created here (see :func:`open_neo4j_store`).
+        database: the database name; ``None`` is the server's default database.
+        batch_size: most rows per ``UNWIND`` statement; an upsert stays one transaction however
+            many statements it takes.
+        owns_driver: close the driver in :meth:`close` (``open_neo4j_store`` sets it).
+
+    Raises:
+        StoreUnavailable: the server cannot be reached or refuses the credentials.
+
+    Example:
+        >>> import neo4j  # doctest: +SKIP
+        >>> with neo4j.GraphDatabase.driver("bolt://127.0.0.1:7687") as driver:  # doctest: +SKIP
+        ...     store = Neo4jStore(driver)
+        ...     store.counts().nodes["Paper"]
+        0
+    """
+
+    backend_name = "neo4j"
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        database: str | None = None,
+        batch_size: int = 500,
+        owns_driver: bool = False,
+    ) -> None:
+        if batch_size < 1:
+            raise ConfigError("batch_size must be at least 1")
+        self._driver = driver
+        self._database = database
+        self._batch_size = batch_size
+        self._owns_driver = owns_driver
+        self._uri = _driver_uri(driver)
+        self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        self._closed = False
+        self._ensure_schema()
+
+    # -- plumbing ----------------------------------------------------------------------------------
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except (Neo4jError, DriverError) as e:
+            raise translate_error(e, self._uri) from e
+
+    def _session(self) -> neo4j.Session:
+        if self._closed:
+            raise GraphStoreError("the Neo4j store is closed")
+        return self._driver.session(
+            database=self._database,
+            bookmark_manager=self._bookmarks,
+            fetch_size=-1,  # results are materialised anyway: one PULL, not one per 1000 rows
+            # "label/type/property does not exist yet" is normal before the first upsert (and
+            # INTRODUCES may never exist); the driver would log each as a warning on stderr.
+            notifications_disabled_classifications=[neo4j.NotificationDisabledClassification.UNRECOGNIZED],
+        )
+
+    @staticmethod
+    def _fetch(tx: neo4j.ManagedTransaction, stmt: q.Statement) -> list[neo4j.Record]:
+        return list(tx.run(stmt.text, stmt.params))
+
+    @staticmethod
+    def _exec(tx: neo4j.ManagedTransaction, stmt: q.Statement) -> None:
+        tx.run(stmt.text, stmt.params).consume()
+
+    def _read(self, stmt: q.Statement) -> list[neo4j.Record]:
+        with self._errors(), self._session() as session:
+            return session.execute_read(self._fetch, stmt)
+
+    def _read_many(self, build: Callable[[list[str]], q.Statement], ids: list[str]) -> list[neo4j.Record]:
+        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
+            out: list[neo4j.Record] = []
+            for chunk in _chunks(ids, self._batch_size):
+                out.extend(self._fetch(tx, build(chunk)))
+            return out
+
+        with self._errors(), self._session() as session:
+            return session.execute_read(work)
+
+    def _ensure_schema(self) -> None:
+        with self._errors(), self._session() as session:
+            for stmt in [*q.schema_statements(), q.await_indexes()]:
+                session.run(stmt.text, stmt.params).consume()
+
+    # -- writes ------------------------------------------------------------------------------------
+    def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:
+        if not records:
+            return UpsertSummary()
+        with self._errors(), self._session() as session:
+            return session.execute_write(self._upsert_tx, list(records))
+
+    def _upsert_tx(self, tx: neo4j.ManagedTransaction, records: list[PaperRecord]) -> UpsertSummary:
+        self._exec(tx, q.lock_writers())
+        batch = self._load_state(tx, records)
+        summary = UpsertSummary()
+        for record in records:
+            batch.apply(record, summary)
+        self._write(tx, batch)
+        return summary
+
+    def _load_state(self, tx: neo4j.ManagedTransaction, records: list[PaperRecord]) -> _Batch:
+        ids: dict[str, None] = {}
+        for r in records:
+            ids[r.paper.id] = None
+            ids.update((n.id, None) for n in r.nodes)
+            for rel in r.relationships:
+                ids[rel.start] = None
+                ids[rel.end] = None
+        batch = _Batch(tracked={r.paper.id for r in records})
+        for chunk in _chunks(list(ids), self._batch_size):
+            for row in self._fetch(tx, q.nodes_by_id(chunk)):
+                batch.nodes[row["id"]] = _strip_internal(row["props"])
+                batch.labels[row["id"]] = _label_of(row["labels"])
+                batch.eids[row["id"]] = row["eid"]
+        stored_papers = [p for p in dict.fromkeys(r.paper.id for r in records) if p in batch.nodes]
+        for chunk in _chunks(stored_papers, self._batch_size):
+            for row in self._fetch(tx, q.relationships_around(chunk)):
+                batch.know_rel((row["start"], row["type"], row["end"]), dict(row["props"]))
+                batch.eids[row["start"]] = row["start_eid"]
+                batch.eids[row["end"]] = row["end_eid"]
+        # Relationships away from the batch's papers (BROADER, SUBTOPIC_OF, ...): by key.
+        by_type: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
+        for r in records:
+            for rel in r.relationships:
+                if (
+                    rel.start not in batch.tracked
+                    and rel.end not in batch.tracked
+                    and rel.start in batch.nodes
+                    and rel.end in batch.nodes
+                    and rel.type not in DERIVED_REL_TYPES
+                ):
+                    by_type[rel.type][(rel.start, rel.end)] = None
+        eids = batch.eids
+        for rtype, pairs in by_type.items():
+            keys = [[eids[s], eids[e]] for s, e in pairs]
+            for key_chunk in _chunks(keys, self._batch_size):
+                for row in self._fetch(tx, q.relationships_by_key(rtype, key_chunk)):
+                    batch.know_rel((row["start"], row["type"], row["end"]), dict(row["props"]))
+        return batch
+
+    def _write(self, tx: neo4j.ManagedTransaction, batch: _Batch) -> None:
+        """Nodes first (relationships need their element ids), then relationships and pair bumps."""
+        size = self._batch_size
+        for lb, node_rows in batch.node_rows(batch.new_nodes).items():
+            for node_chunk in _chunks(node_rows, size):
+                for row in self._fetch(tx, q.create_nodes(lb, node_chunk)):
+                    batch.eids[row["id"]] = row["eid"]
+        changed = [row for rows in batch.node_rows(batch.changed_nodes).values() for row in rows]
+        for node_chunk in _chunks(changed, size):
+            self._exec(tx, q.replace_node_properties(node_chunk))
+        for stmt in self._relationship_statements(batch):
+            self._exec(tx, stmt)
+
+    def _relationship_statements(self, batch: _Batch) -> Iterator[q.Statement]:
+        size = self._batch_size
+        for rtype, rel_rows in batch.rel_rows(batch.new_rels).items():
+            for chunk in _chunks(rel_rows, size):
+                yield q.create_relationships(rtype, chunk)
+        for rtype, rel_rows in batch.rel_rows(batch.changed_rels).items():
+            for chunk in _chunks(rel_rows, size):
+                yield q.replace_relationship_properties(rtype, chunk)
+        created, merged = batch.bump_rows()
+        for rtype, rel_rows in created.items():
+            for chunk in _chunks(rel_rows, size):
+                yield q.create_pairs(rtype, chunk)
+        for rtype, rel_rows in merged.items():
+            for chunk in _chunks(rel_rows, size):
+                yield q.bump_pairs(rtype, chunk)
+
+    # -- reads -------------------------------------------------------------------------------------
+    @staticmethod
+    def _node(row: neo4j.Record) -> Node:
+        return Node(id=row["id"], label=_label_of(row["labels"]), properties=_strip_internal(row["props"]))
+
+    @staticmethod
+    def _rel(row: neo4j.Record) -> Relationship:
+        return Relationship.model_validate(
+            {"type": row["type"], "start": row["start"], "end": row["end"], "properties": dict(row["props"])}
+        )
+
+    def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
+        found = {
+            row["id"]: self._node(row) for row in self._read_many(q.nodes_by_id, list(dict.fromkeys(ids)))
+        }
+        return [found.get(i) for i in ids]
+
+    def nodes_by_label(self, label: Label) -> list[Node]:
+        nodes = [self._node(row) for row in self._read(q.nodes_with_label(label))]
+        return sorted(nodes, key=lambda n: n.id)
+
+    def neighbors_many(
+        self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out"
+    ) -> list[list[Edge]]:
+        q.rel_type(rel_type)
+
+        def build(chunk: list[str]) -> q.Statement:
+            return q.neighbors(chunk, rel_type, direction)
+
+        edges: dict[str, list[tuple[tuple[str, int], Edge]]] = defaultdict(list)
+        for row in self._read_many(build, list(dict.fromkeys(ids))):
+            node_id, other, out = row["id"], row["other"], bool(row["out"])
+            rel = Relationship.model_validate(
+                {
+                    "type": rel_type,
+                    "start": node_id if out else other,
+                    "end": other if out else node_id,
+                    "properties": dict(row["rprops"]),
+                }
+            )
+            node = Node(id=other, label=_label_of(row["labels"]), properties=_strip_internal(row["props"]))
+            edges[node_id].append(((other, 0 if out else 1), Edge(rel, node)))
+        return [[e for _, e in sorted(edges.get(i, []), key=lambda t: t[0])] for i in ids]
+
+    def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
+        q.rel_type(rel_type)
+
+        def build(chunk: list[str]) -> q.Statement:
+            return q.degrees(chunk, rel_type, direction)
+
+        found = {row["id"]: int(row["degree"]) for row in self._read_many(build, list(dict.fromkeys(ids)))}
+        return [found.get(i, 0) for i in ids]
+
+    def relationships(self, rel_type: RelType) -> list[Relationship]:
+        rels = [self._rel(row) for row in self._read(q.relationships_of_type(rel_type))]
+        return sorted(rels, key=lambda r: (r.start, r.end))
+
+    def search(self, text: str, limit: int = 20) -> list[SearchHit]:
+        query = q.fulltext_query(text)
+        if query is None or limit < 1:
+            return []
+
+        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
+            self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
+            return self._fetch(tx, q.fulltext_search(query, limit))
+
+        with self._errors(), self._session() as session:
+            rows = session.execute_read(work)
+        hits = [SearchHit(self._node(row), float(row["score"])) for row in rows]
+        return sorted(hits, key=lambda h: (-h.score, h.node.id))
+
+    def counts(self) -> StoreCounts:
+        nodes: dict[str, int] = dict.fromkeys(LABELS, 0)
+        rels: dict[str, int] = dict.fromkeys(REL_TYPES, 0)
+        for row in self._read(q.counts()):
+            (nodes if row["kind"] == "node" else rels)[row["name"]] = int(row["n"])
+        return StoreCounts(nodes=nodes, relationships=rels)
+
+    def export(self) -> Graph:
+        nodes = sorted((self._node(row) for row in self._read(q.all_nodes())), key=lambda n: n.id)
+        rels = sorted(
+            (self._rel(row) for row in self._read(q.all_relationships())),
+            key=lambda r: (r.type, r.start, r.end),
+        )
+        return Graph(nodes=nodes, relationships=rels)
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Nothing to do: every upsert committed its own transaction."""
+        return None
+
+    def ping(self) -> None:
+        try:
+            self._read(q.ping())
+        except GraphStoreError as e:
+            if isinstance(e, StoreUnavailable):
+                raise
+            raise StoreUnavailable(str(e)) from e
+
+    def clear(self) -> None:
+        """Delete every node and relationship in inner transactions; constraints and indexes stay."""
+        stmt = q.delete_all()
+        with self._errors(), self._session() as session:
+            session.run(stmt.text, stmt.params).consume()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_driver:
+            self._driver.close()
+
+
+def open_neo4j_store(settings: Settings) -> Neo4jStore:
+    """A store on its own driver, checked to answer; every failure is one clear line.
+
+    Raises:
+        StoreUnavailable: unreachable server or rejected credentials.
+        ConfigError: a malformed URI.
+        GraphStoreError: any other failure while preparing the schema.
+    """
+    uri = settings.neo4j_uri
+    password = settings.neo4j_password.get_secret_value()
+    auth = (settings.neo4j_user, password) if password else None
+    try:
+        driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+    except (ValueError, neo4j.exceptions.ConfigurationError) as e:
+        raise ConfigError(f"invalid Neo4j URI {uri!r} (KG_NEO4J_URI): {_one_line(e)}") from e
+    try:
+        driver.verify_connectivity()
+        return Neo4jStore(driver, settings.neo4j_database, settings.batch_size, owns_driver=True)
+    except (Neo4jError, DriverError) as e:
+        driver.close()
+        raise translate_error(e, uri, settings.neo4j_user) from e
+    except GraphStoreError as e:
+        driver.close()
+        if isinstance(e.__cause__, AuthError):
+            raise translate_error(e.__cause__, uri, settings.neo4j_user) from e.__cause__
+        raise
+    except BaseException:
+        driver.close()
+        raise

@@ -1,0 +1,63 @@
+"""Cleaning abstracts for extraction: LaTeX, markdown, URLs, run-together sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractors.text import MATH_PLACEHOLDER, clean_text, extraction_text, sentence_spans, title_length
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("regret $\\tilde{O}(\\sqrt{T})$ bound", f"regret {MATH_PLACEHOLDER} bound"),
+        ("display $$\\sum_i x_i$$ math", f"display {MATH_PLACEHOLDER} math"),
+        ("and \\(a+b\\) inline", f"and {MATH_PLACEHOLDER} inline"),
+        ("the $\\texttt{OFU-DMNL}$ algorithm", "the OFU-DMNL algorithm"),
+        ("a $\\mathrm{GRAPE}$ model", "a GRAPE model"),
+        ("*diversified multinomial logit* (DMNL)", "diversified multinomial logit (DMNL)"),
+        ("**T**uring m**A**chine (**TAIL**)", "Turing mAchine (TAIL)"),
+        ("a `code_name` and _emph_", "a code_name and emph"),
+        ("\\emph{Nash gap} and {\\em global optimality}", "Nash gap and global optimality"),
+        ("see [the repo](https://github.com/x/y) now", "see the repo now"),
+        ("code at https://github.com/x/y.", "code at"),
+        ("``pricing with an oracle,''", '"pricing with an oracle,"'),
+        ("rank\u20112 and log\u2011uniform", "rank-2 and log-uniform"),
+        ("relevance--diversity", "relevance-diversity"),
+        ("results.We show", "results. We show"),
+        ("snake_case_name stays", "snake_case_name stays"),
+    ],
+)
+def test_clean_text(raw: str, clean: str) -> None:
+    assert clean_text(raw) == clean
+
+
+def test_nothing_inside_math_survives() -> None:
+    cleaned = clean_text("We bound $\\mathcal{O}(\\sqrt{d \\log T} \\cdot \\text{bandits})$ here.")
+    assert "bandit" not in cleaned and "log" not in cleaned
+    assert cleaned == f"We bound {MATH_PLACEHOLDER} here."
+
+
+def test_extraction_text_joins_title_and_abstract() -> None:
+    text = extraction_text("Deep Bandits", "We study *bandits*.")
+    assert text == "Deep Bandits. We study bandits."
+    assert text[: title_length("Deep Bandits")] == "Deep Bandits"
+    assert extraction_text("Why Bandits?", "We study bandits.") == "Why Bandits? We study bandits."
+    assert extraction_text(None, "Only an abstract.") == "Only an abstract."
+    assert extraction_text("Only a title", None) == "Only a title"
+
+
+def test_all_caps_titles_are_not_read_as_acronyms() -> None:
+    assert extraction_text("DEEPCAST : UNIVERSAL TIME-SERIES FORECASTER", "x").startswith(
+        "Deepcast: Universal Time-Series Forecaster"
+    )
+    assert extraction_text("GRAPE: Group Position Encoding", "x").startswith("GRAPE: Group")
+
+
+def test_sentence_spans_respect_abbreviations() -> None:
+    text = "We use SGD, e.g. Adam. It works! Third (i.e. last) one"
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "We use SGD, e.g. Adam.",
+        "It works!",
+        "Third (i.e. last) one",
+    ]
