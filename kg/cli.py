@@ -163,6 +163,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
+
     from api.app import create_app
 
     app = create_app(_settings(args))
