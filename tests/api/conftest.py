@@ -10,6 +10,7 @@ The test folders have no ``__init__.py``, so helpers reach test modules as fixtu
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import Counter
@@ -27,6 +28,10 @@ from api.app import create_app
 from kg.config import Settings
 from kg.errors import StoreUnavailable
 from kg.store import GraphStore
+
+# The first request on a cold Neo4j also builds the service's indexes: give it time in tests
+# (the timeout test sets its own short limit explicitly).
+os.environ.setdefault("KG_REQUEST_TIMEOUT_S", "60")
 
 GQL = Callable[..., dict[str, Any]]
 
@@ -69,7 +74,8 @@ def serve(app: FastAPI) -> Iterator[Server]:
 
 def post(client: httpx.Client, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
     """POST a GraphQL request and return the decoded JSON body (whatever the status)."""
-    response = client.post("/graphql", json={"query": query, "variables": variables or {}})
+    # generous timeout: the first request on a cold Neo4j also builds the service's indexes
+    response = client.post("/graphql", json={"query": query, "variables": variables or {}}, timeout=120)
     body: dict[str, Any] = response.json()
     body["_status"] = response.status_code
     return body
