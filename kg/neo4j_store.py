@@ -173,7 +173,7 @@ class _Batch:
         for node in (record.paper, *record.nodes):
             changed |= self._merge_node(node)
         for rel in record.relationships:
-            changed |= self._merge_rel(rel)
+            changed |= self._merge_rel(rel, pid)
         after = self._state(pid)
         for rtype, b, a in (("COAUTHOR", before[0], after[0]), ("CO_OCCURS", before[1], after[1])):
             for x, y in new_pairs(b, a):
@@ -203,12 +203,15 @@ class _Batch:
             self.changed_nodes[node.id] = None
         return True
 
-    def _merge_rel(self, rel: Relationship) -> bool:
+    def _merge_rel(self, rel: Relationship, paper_id: str) -> bool:
         if rel.type in DERIVED_REL_TYPES:
             raise GraphStoreError(f"{rel.type} relationships are derived by the store, not upserted")
         for node_id in (rel.start, rel.end):
             if node_id not in self.nodes:
-                raise GraphStoreError(f"relationship {rel.type} refers to unknown node {node_id}")
+                raise GraphStoreError(
+                    f"relationship {rel.type} of paper {paper_id} refers to unknown node {node_id}; "
+                    "nothing of this batch was written"
+                )
         key = (rel.start, rel.type, rel.end)
         if self.last_input.get(key) == rel.properties:
             return False

@@ -23,9 +23,9 @@ LABEL_BUILDERS: list[Callable[[str], q.Statement]] = [
     lambda lb: q.nodes_with_label(lb),
 ]
 TYPE_BUILDERS: list[Callable[[str], q.Statement]] = [
-    lambda t: q.create_relationships(t, [{"s": VALUE, "e": VALUE, "props": {}}]),
-    lambda t: q.replace_relationship_properties(t, [{"s": VALUE, "e": VALUE, "props": {}}]),
-    lambda t: q.relationships_by_key(t, [{"s": VALUE, "e": VALUE}]),
+    lambda t: q.create_relationships(t, [[VALUE, VALUE, {}]]),
+    lambda t: q.replace_relationship_properties(t, [[VALUE, VALUE, {}]]),
+    lambda t: q.relationships_by_key(t, [[VALUE, VALUE]]),
     lambda t: q.relationships_of_type(t),
     lambda t: q.neighbors([VALUE], t, "both"),
     lambda t: q.degrees([VALUE], t, "both"),
@@ -60,19 +60,21 @@ def test_only_derived_types_get_pair_statements(build: Callable[[str, list[Any]]
 
 
 def all_statements() -> list[q.Statement]:
-    rows: list[dict[str, Any]] = [{"id": VALUE, "s": VALUE, "e": VALUE, "a": VALUE, "b": VALUE, "n": 1}]
+    nodes: list[dict[str, Any]] = [{"id": VALUE, "name": VALUE}]
+    rels: list[list[Any]] = [[VALUE, VALUE, {"evidence": [VALUE]}]]
+    pairs: list[list[Any]] = [[VALUE, VALUE, 1]]
     return [
         *q.schema_statements(),
         q.lock_writers(),
         q.nodes_by_id([VALUE]),
         q.relationships_around([VALUE]),
-        q.relationships_by_key("BROADER", rows),
-        q.create_nodes("Concept", rows),
-        q.replace_node_properties(rows),
-        q.create_relationships("MENTIONS", rows),
-        q.replace_relationship_properties("MENTIONS", rows),
-        q.bump_pairs("COAUTHOR", rows),
-        q.create_pairs("CO_OCCURS", rows),
+        q.relationships_by_key("BROADER", [[VALUE, VALUE]]),
+        q.create_nodes("Concept", nodes),
+        q.replace_node_properties(nodes),
+        q.create_relationships("MENTIONS", rels),
+        q.replace_relationship_properties("MENTIONS", rels),
+        q.bump_pairs("COAUTHOR", pairs),
+        q.create_pairs("CO_OCCURS", pairs),
         q.nodes_with_label("Author"),
         q.neighbors([VALUE], "AUTHORED", "in"),
         q.degrees([VALUE], "AUTHORED", "out"),
@@ -98,13 +100,15 @@ def test_values_travel_as_parameters_never_in_the_text() -> None:
 
 
 def test_writes_and_batched_reads_unwind_rows() -> None:
-    rows: list[dict[str, Any]] = [{"id": "a"}, {"id": "b"}]
-    for stmt in (
-        q.create_nodes("Paper", rows),
-        q.replace_node_properties(rows),
-        q.create_relationships("AUTHORED", rows),
-        q.bump_pairs("CO_OCCURS", rows),
-        q.create_pairs("COAUTHOR", rows),
+    nodes: list[dict[str, Any]] = [{"id": "a"}, {"id": "b"}]
+    rels: list[list[Any]] = [["a", "b", {"position": 1}]]
+    pairs: list[list[Any]] = [["a", "b", 2]]
+    for stmt, rows in (
+        (q.create_nodes("Paper", nodes), nodes),
+        (q.replace_node_properties(nodes), nodes),
+        (q.create_relationships("AUTHORED", rels), rels),
+        (q.bump_pairs("CO_OCCURS", pairs), pairs),
+        (q.create_pairs("COAUTHOR", pairs), pairs),
     ):
         assert stmt.text.startswith("UNWIND $rows AS row")
         assert stmt.params["rows"] == rows
