@@ -7,7 +7,7 @@ contract suite can compare them field by field.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,21 +29,12 @@ RelType = Literal[
 ]
 ConceptKind = Literal["CONCEPT", "METHOD", "TASK", "DATASET", "MODEL", "METRIC"]
 
-LABELS: tuple[Label, ...] = ("Paper", "Author", "Venue", "Topic", "Concept")
-REL_TYPES: tuple[RelType, ...] = (
-    "AUTHORED",
-    "PUBLISHED_IN",
-    "HAS_TOPIC",
-    "SUBTOPIC_OF",
-    "MENTIONS",
-    "INTRODUCES",
-    "BROADER",
-    "COAUTHOR",
-    "CO_OCCURS",
-)
+# The same names as tuples, for iteration and allow-lists (one source: the Literal types).
+LABELS: tuple[Label, ...] = get_args(Label)
+REL_TYPES: tuple[RelType, ...] = get_args(RelType)
 # Relationships that stores derive from the others; never part of a PaperRecord.
 DERIVED_REL_TYPES: tuple[RelType, ...] = ("COAUTHOR", "CO_OCCURS")
-CONCEPT_KINDS: tuple[ConceptKind, ...] = ("CONCEPT", "METHOD", "TASK", "DATASET", "MODEL", "METRIC")
+CONCEPT_KINDS: tuple[ConceptKind, ...] = get_args(ConceptKind)
 
 
 class Node(BaseModel):
