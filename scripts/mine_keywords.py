@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+# One comparison key for both dev tools: the validator's (scripts/ is on sys.path when run).
+from check_vocabulary import normalise
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -32,49 +34,6 @@ if TYPE_CHECKING:
 DEFAULT_DATA_DIR = Path("/work/shared/data")
 # iclr2017 keywords are a fixed list of 15 areas and icml2025-meta has no keywords.
 DEFAULT_FILES = ("neurips2023-meta.jsonl", "iclr2018.jsonl", "colm2024.jsonl")
-
-_IRREGULAR = {
-    "equilibria": "equilibrium",
-    "hypotheses": "hypothesis",
-    "bases": "basis",
-    "analyses": "analysis",
-    "matrices": "matrix",
-    "vertices": "vertex",
-    "indices": "index",
-    "criteria": "criterion",
-    "phenomena": "phenomenon",
-    "optima": "optimum",
-    "maxima": "maximum",
-    "minima": "minimum",
-    "axes": "axis",
-    "biases": "bias",
-    "aliases": "alias",
-    "caches": "cache",
-}
-_INVARIANT = frozenset({"series", "species", "bayes", "news", "lens", "chaos", "gauss"})
-_KEEP_S = ("ss", "us", "is", "as", "ics")
-_MIN_PLURAL_LEN = 4
-_SEP = re.compile(r"[\s\-\u2010-\u2015_/]+")
-
-
-def _singular(token: str) -> str:
-    if token in _IRREGULAR:
-        return _IRREGULAR[token]
-    if token in _INVARIANT or len(token) < _MIN_PLURAL_LEN:
-        return token
-    if not token.endswith("s") or token.endswith(_KEEP_S):
-        return token
-    if token.endswith("ies") and len(token) > _MIN_PLURAL_LEN:
-        return token[:-3] + "y"
-    if token.endswith(("sses", "xes", "ches", "shes")):
-        return token[:-2]
-    return token[:-1]
-
-
-def normalise(term: str) -> str:
-    """Return the comparison key for a term: lowercase, separators collapsed, singular."""
-    tokens = [t for t in _SEP.split(term.strip().lower()) if t]
-    return " ".join(_singular(t) for t in tokens)
 
 
 def iter_keywords(paths: Iterable[Path]) -> Iterator[tuple[str, str]]:
