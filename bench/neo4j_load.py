@@ -12,6 +12,12 @@ cleared database: (a) ``Neo4jStore.upsert`` in batches of each ``--batch-sizes``
 paper per transaction (``upsert([record])``) on the first ``--per-paper`` records, extrapolated
 per paper. Each figure is the median of ``--runs`` runs; the database is cleared before each.
 
+It also times a **floor**: the same graph (every distinct node and relationship of the records,
+derived pairs aggregated over the whole corpus) written with nothing but ``CREATE`` statements,
+10,000 rows per transaction, no reads and no merge planning. No transactional loader can do
+less work for this graph, so the floor's papers/s is the most this server and machine allow;
+the store's figure is compared with it.
+
 **It deletes everything in the target database**; ``--yes`` is required when it is not empty.
 Credentials come from ``KG_NEO4J_USER`` / ``KG_NEO4J_PASSWORD`` like the CLI.
 """
@@ -20,12 +26,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import os
 import platform
 import statistics
 import sys
 import time
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,9 +42,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import neo4j  # noqa: E402
 
+from kg import neo4j_queries as q  # noqa: E402
 from kg.config import Settings  # noqa: E402
+from kg.derived import top_concepts  # noqa: E402
+from kg.merge import merge_properties  # noqa: E402
 from kg.models import PaperRecord, RawPaper  # noqa: E402
-from kg.neo4j_store import Neo4jStore  # noqa: E402
+from kg.neo4j_store import Neo4jStore, _db_node_properties  # noqa: E402
 from kg.nlp import load_nlp  # noqa: E402
 from kg.pipeline import Pipeline  # noqa: E402
 from kg.readers import read_file  # noqa: E402
@@ -79,6 +90,72 @@ def extract(papers: list[RawPaper], target: int) -> tuple[list[PaperRecord], flo
     if len(unique) < target:
         raise SystemExit(f"only {len(unique)} distinct papers could be built (wanted {target})")
     return list(unique.values())[:target], seconds
+
+
+def distinct_graph(records: Sequence[PaperRecord]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """Every distinct node (rows per label) and relationship (rows per type) of ``records``.
+
+    Derived pairs are counted over the whole corpus (``COAUTHOR``: all author pairs of a paper;
+    ``CO_OCCURS``: pairs among its top concepts), so each pair is one row with its final count.
+    """
+    nodes: dict[str, tuple[str, dict[str, Any]]] = {}
+    rels: dict[tuple[str, str, str], dict[str, Any]] = {}
+    pairs: Counter[tuple[str, str, str]] = Counter()
+    for r in records:
+        for node in (r.paper, *r.nodes):
+            if node.id not in nodes:
+                nodes[node.id] = (node.label, merge_properties({}, node.properties))
+        authors: set[str] = set()
+        mentions: dict[str, float] = {}
+        for rel in r.relationships:
+            rels.setdefault((rel.start, rel.type, rel.end), merge_properties({}, rel.properties))
+            if rel.type == "AUTHORED":
+                authors.add(rel.start)
+            elif rel.type == "MENTIONS":
+                mentions[rel.end] = float(rel.properties.get("score") or 0.0)  # type: ignore[arg-type]
+        for rtype, members in (("COAUTHOR", authors), ("CO_OCCURS", top_concepts(mentions.items()))):
+            for a, b in itertools.combinations(sorted(members), 2):
+                pairs[(a, rtype, b)] += 1
+    by_label: dict[str, list[Any]] = defaultdict(list)
+    for node_id, (lb, props) in nodes.items():
+        by_label[lb].append(_db_node_properties(node_id, lb, props))
+    by_type: dict[str, list[Any]] = defaultdict(list)
+    for (start, rtype, end), props in rels.items():
+        by_type[rtype].append([start, end, props])
+    for (start, rtype, end), n in pairs.items():
+        by_type[rtype].append([start, end, {"papers": n}])
+    return by_label, by_type
+
+
+def floor_load(
+    driver: neo4j.Driver, database: str | None, records: Sequence[PaperRecord]
+) -> Callable[[], None]:
+    """Write ``records``' distinct graph with ``CREATE`` only (the least work any loader must do)."""
+    by_label, by_type = distinct_graph(records)
+    rows_per_tx = 10_000
+
+    def write(session: neo4j.Session, stmt: q.Statement) -> None:
+        def tx_work(tx: neo4j.ManagedTransaction) -> None:
+            tx.run(stmt.text, stmt.params).consume()
+
+        session.execute_write(tx_work)
+
+    def work() -> None:
+        with driver.session(database=database) as session:
+            for lb, node_rows in by_label.items():
+                for i in range(0, len(node_rows), rows_per_tx):
+                    write(session, q.create_nodes(lb, node_rows[i : i + rows_per_tx]))
+            for rtype, rel_rows in by_type.items():
+                # Reference Cypher for the floor only (ends by the id index, no element ids).
+                text = (
+                    f"UNWIND $rows AS row MATCH (a:{q.NODE_LABEL} {{id: row[0]}}) "
+                    f"MATCH (b:{q.NODE_LABEL} {{id: row[1]}}) "
+                    f"CREATE (a)-[r:{q.rel_type(rtype)}]->(b) SET r = row[2]"
+                )
+                for i in range(0, len(rel_rows), rows_per_tx):
+                    write(session, q.Statement(text, {"rows": rel_rows[i : i + rows_per_tx]}))
+
+    return work
 
 
 def timed(runs: int, prepare: Callable[[], None], work: Callable[[], None]) -> list[float]:
@@ -148,6 +225,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 f"({sum(counts.nodes.values())} nodes, {rels} rels); "
                 f"re-ingest (all unchanged) {len(records) / again:.0f} papers/s"
             )
+
+        probe.clear()
+        times = timed(args.runs, probe.clear, floor_load(driver, settings.neo4j_database, records))
+        t = statistics.median(times)
+        floor_rels = sum(probe.counts().relationships.values())
+        best = max(v["papers_per_s"] for v in result["batched"].values())
+        result["floor"] = {
+            "seconds": [round(x, 2) for x in times],
+            "median_s": round(t, 2),
+            "papers_per_s": round(len(records) / t),
+            "relationships_per_s": round(floor_rels / t),
+            "store_best_over_floor": round(best / (len(records) / t), 2),
+        }
+        print(
+            f"floor (CREATE only, each element once): {len(records) / t:7.0f} papers/s  "
+            f"{floor_rels / t:8.0f} rels/s  median {t:6.2f} s of {[round(x, 2) for x in times]}; "
+            f"store (best batch) reaches {best / (len(records) / t):.0%} of it"
+        )
 
         subset = records[: args.per_paper]
         store = Neo4jStore(driver, settings.neo4j_database)

@@ -1,7 +1,7 @@
 """The Neo4j backend: :class:`kg.store.GraphStore` over the official driver (Bolt).
 
-Writes. One upsert is one managed write transaction (``session.execute_write``, which retries
-transient errors), so a failed batch leaves nothing behind. Inside it:
+Writes. One upsert is one write transaction (retried on transient errors, see
+:meth:`Neo4jStore._write_transaction`), so a failed batch leaves nothing behind. Inside it:
 
 1. take the writer lock (one ``MERGE`` on a lock node), so concurrent upserts serialise;
 2. read, in a few ``UNWIND`` statements, the stored state the batch touches: its nodes by id,
@@ -16,16 +16,21 @@ transient errors), so a failed batch leaves nothing behind. Inside it:
    cheaper than a second index seek per end. A derived pair with a node created in the batch
    cannot exist yet and is ``CREATE`` d; only the others need ``MERGE``.
 
-Re-ingesting the same records therefore writes nothing but the lock. The lock also makes the
+Re-ingesting the same records writes nothing but the lock. The lock also makes the
 read-merge-write safe against a second ingest running at the same time; reads outside
-upserts take no lock.
+upserts take no lock. A batch larger than one transaction may hold on the server
+(``db.memory.transaction.max``, or ``dbms.memory.transaction.total.max``: 70% of the heap by
+default) is split in halves, each its own transaction, rather than failing the ingest.
 
 All Cypher lives in :mod:`kg.neo4j_queries`.
 """
 
 from __future__ import annotations
 
+import logging
+import random
 import re
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -62,7 +67,16 @@ from kg.models import (
 )
 from kg.store import Direction, Edge, SearchHit
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
+Tx = neo4j.ManagedTransaction | neo4j.Transaction
+RETRY_TIME_S = 30.0  # the driver's default max_transaction_retry_time
+MEMORY_LIMIT_CODES = frozenset(
+    {
+        "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+        "Neo.TransientError.General.TransactionMemoryLimit",
+    }
+)
 RelKey = tuple[str, str, str]  # (start, type, end)
 START_HINT = "Is the server running? (scripts/neo4j/start, or docker compose up -d neo4j)"
 
@@ -98,6 +112,10 @@ def translate_error(error: Exception, uri: str, user: str | None = None) -> Grap
         who = f"the credentials of user {user!r}" if user is not None else "the credentials"
         return StoreUnavailable(f"Neo4j at {uri} rejected {who} (set KG_NEO4J_USER / KG_NEO4J_PASSWORD)")
     return GraphStoreError(f"Neo4j at {uri} failed: {_one_line(error)}")
+
+
+class _BatchTooLarge(Exception):
+    """A transaction ran out of the server's transaction memory (split the batch, do not retry it)."""
 
 
 def _strip_internal(props: dict[str, Any]) -> Properties:
@@ -297,6 +315,7 @@ class Neo4jStore:
         self._uri = _driver_uri(driver)
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
         self._closed = False
+        self._papers_per_transaction: int | None = None  # set when the server's memory limit is hit
         self._ensure_schema()
 
     # -- plumbing ----------------------------------------------------------------------------------
@@ -320,11 +339,11 @@ class Neo4jStore:
         )
 
     @staticmethod
-    def _fetch(tx: neo4j.ManagedTransaction, stmt: q.Statement) -> list[neo4j.Record]:
+    def _fetch(tx: Tx, stmt: q.Statement) -> list[neo4j.Record]:
         return list(tx.run(stmt.text, stmt.params))
 
     @staticmethod
-    def _exec(tx: neo4j.ManagedTransaction, stmt: q.Statement) -> None:
+    def _exec(tx: Tx, stmt: q.Statement) -> None:
         tx.run(stmt.text, stmt.params).consume()
 
     def _read(self, stmt: q.Statement) -> list[neo4j.Record]:
@@ -350,10 +369,60 @@ class Neo4jStore:
     def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:
         if not records:
             return UpsertSummary()
-        with self._errors(), self._session() as session:
-            return session.execute_write(self._upsert_tx, list(records))
+        limit = self._papers_per_transaction
+        if limit is not None and len(records) > limit:
+            summary = UpsertSummary()
+            for i in range(0, len(records), limit):
+                summary += self.upsert(records[i : i + limit])
+            return summary
+        try:
+            with self._errors():
+                return self._write_transaction(list(records))
+        except _BatchTooLarge as e:
+            if len(records) == 1:
+                raise GraphStoreError(
+                    f"paper {records[0].paper.id} alone needs more transaction memory than Neo4j at "
+                    f"{self._uri} allows ({_one_line(e.__cause__ or e)}); raise the server heap or "
+                    "db.memory.transaction.max"
+                ) from e
+            half = len(records) // 2
+            self._papers_per_transaction = half  # later batches start at the size that may fit
+            log.warning(
+                "a batch of %d papers exceeded Neo4j's transaction memory; writing at most %d papers "
+                "per transaction from now on (a smaller KG_BATCH_SIZE or a larger server heap avoids this)",
+                len(records),
+                half,
+            )
+            summary = self.upsert(records[:half])
+            summary += self.upsert(records[half:])
+            return summary
 
-    def _upsert_tx(self, tx: neo4j.ManagedTransaction, records: list[PaperRecord]) -> UpsertSummary:
+    def _write_transaction(self, records: list[PaperRecord]) -> UpsertSummary:
+        """One upsert in one explicit transaction, retried like the driver's managed ones.
+
+        ``session.execute_write`` would retry every transient error for 30 s, including the
+        server running out of transaction memory (often at commit), which the same batch hits
+        again every time. So the retry loop is ours: transient errors and lost connections are
+        retried with exponential backoff for up to :data:`RETRY_TIME_S`; a memory limit raises
+        :class:`_BatchTooLarge` at once for :meth:`upsert` to split the batch.
+        """
+        delay, deadline = 1.0, time.monotonic() + RETRY_TIME_S
+        while True:
+            try:
+                with self._session() as session, session.begin_transaction() as tx:
+                    summary = self._upsert_tx(tx, records)
+                    tx.commit()
+                    return summary
+            except (Neo4jError, DriverError) as e:
+                if isinstance(e, Neo4jError) and e.code in MEMORY_LIMIT_CODES:
+                    raise _BatchTooLarge(str(e)) from e
+                if not e.is_retryable() or time.monotonic() + delay > deadline:
+                    raise
+                log.warning("Neo4j write failed (%s); retrying in %.1f s", _one_line(e), delay)
+            time.sleep(delay * random.uniform(0.8, 1.2))
+            delay *= 2
+
+    def _upsert_tx(self, tx: Tx, records: list[PaperRecord]) -> UpsertSummary:
         self._exec(tx, q.lock_writers())
         batch = self._load_state(tx, records)
         summary = UpsertSummary()
@@ -362,7 +431,7 @@ class Neo4jStore:
         self._write(tx, batch)
         return summary
 
-    def _load_state(self, tx: neo4j.ManagedTransaction, records: list[PaperRecord]) -> _Batch:
+    def _load_state(self, tx: Tx, records: list[PaperRecord]) -> _Batch:
         ids: dict[str, None] = {}
         for r in records:
             ids[r.paper.id] = None
@@ -402,7 +471,7 @@ class Neo4jStore:
                     batch.know_rel((row["start"], row["type"], row["end"]), dict(row["props"]))
         return batch
 
-    def _write(self, tx: neo4j.ManagedTransaction, batch: _Batch) -> None:
+    def _write(self, tx: Tx, batch: _Batch) -> None:
         """Nodes first (relationships need their element ids), then relationships and pair bumps."""
         size = self._batch_size
         for lb, node_rows in batch.node_rows(batch.new_nodes).items():

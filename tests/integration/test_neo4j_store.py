@@ -231,6 +231,9 @@ def free_port() -> int:
 def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A second, throw-away server with auth enabled: ``(bolt uri, password)``.
 
+    Its transactions may hold only 2 MiB (``db.memory.transaction.max``; the seed listings in
+    one transaction need more), which the batch-splitting test relies on.
+
     Started by ``scripts/neo4j/start`` in its own ``NEO4J_HOME`` on free ports, reusing the jars
     of the main server's home when present; stopped at the end of the module.
     """
@@ -248,6 +251,7 @@ def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
         "NEO4J_HTTP_PORT": str(free_port()),
         "NEO4J_HEAP_MAX": "512m",
         "NEO4J_PAGECACHE": "32m",
+        "NEO4J_CONF_EXTRA": "db.memory.transaction.max=2m",
     }
     started = subprocess.run(
         [str(ROOT / "scripts" / "neo4j" / "start")], env=env, capture_output=True, text=True, timeout=300
@@ -279,3 +283,22 @@ def test_wrong_password_is_one_clear_line(auth_server: tuple[str, str]) -> None:
         assert store.counts().nodes["Paper"] == 0
     finally:
         store.close()
+
+
+def test_a_batch_over_the_servers_transaction_memory_is_split_not_lost(
+    auth_server: tuple[str, str], seed_records: list[PaperRecord], caplog: pytest.LogCaptureFixture
+) -> None:
+    uri, password = auth_server
+    with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password)) as driver:
+        store = Neo4jStore(driver, batch_size=500)
+        store.clear()
+        with caplog.at_level("WARNING", logger="kg.neo4j_store"):
+            summary = store.upsert(seed_records)  # one batch: over 2 MiB on the server
+        assert (summary.added, summary.updated, summary.unchanged) == (len(seed_records), 0, 0)
+        assert "exceeded Neo4j's transaction memory" in caplog.text
+        memory = NetworkXStore()
+        memory.upsert(seed_records)
+        assert to_json(store.export()) == to_json(memory.export())
+        again = store.upsert(seed_records)
+        assert (again.added, again.updated, again.unchanged) == (0, 0, len(seed_records))
+        assert duplicates(driver) == (0, 0)
