@@ -22,6 +22,8 @@ def fold(text: str) -> str:
     >>> fold("Korbinian Pöppel")
     'korbinian poppel'
     """
+    if text.isascii():  # most names and every abstract in English: no accents to strip
+        return _SPACES.sub(" ", text.lower()).strip()
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _SPACES.sub(" ", stripped.casefold()).strip()

@@ -5,6 +5,10 @@ Rules (the contract suite checks them on both stores):
 - ``None`` never overwrites a value.
 - List properties in :data:`UNION_LIST_PROPERTIES` are unioned, existing order first.
 - A ``DERIVED`` paper title never replaces a title that came from a listing.
+- A discovered concept (``source: "discovered"``) keeps the ``name`` and ``kind`` it was first
+  stored with; a later paper's different spelling joins its ``aliases``. Two papers may word one
+  discovered concept differently, and "newest wins" would flip the name whenever a corpus is
+  re-ingested in another order.
 - Anything else: the newest value wins (re-extracting the same paper gives the same value).
 """
 
@@ -14,6 +18,7 @@ from kg.models import Properties, PropertyValue
 
 UNION_LIST_PROPERTIES: frozenset[str] = frozenset({"sources", "aliases", "keywords"})
 DERIVED = "DERIVED"
+DISCOVERED = "discovered"
 
 
 def union_list(old: PropertyValue, new: PropertyValue) -> PropertyValue:
@@ -41,13 +46,21 @@ def merge_properties(old: Properties, new: Properties) -> Properties:
     >>> merge_properties({"title": "T", "titleSource": "LISTING"},
     ...                  {"title": "D", "titleSource": "DERIVED", "year": None})
     {'title': 'T', 'titleSource': 'LISTING'}
+    >>> merge_properties({"name": "grape", "source": "discovered", "aliases": []},
+    ...                  {"name": "GRAPE", "source": "discovered", "aliases": []})
+    {'name': 'grape', 'source': 'discovered', 'aliases': ['GRAPE']}
     """
     merged = dict(old)
     keep_title = old.get("titleSource") not in (None, DERIVED) and new.get("titleSource") == DERIVED
+    keep_name = old.get("source") == DISCOVERED and new.get("source") == DISCOVERED and "name" in old
     for key, value in new.items():
         if value is None:
             continue
         if keep_title and key in ("title", "titleSource", "shortTitle"):
+            continue
+        if keep_name and key in ("name", "kind"):
+            if key == "name" and value != old["name"]:
+                merged["aliases"] = union_list(merged.get("aliases", []), [str(value)])
             continue
         if key in UNION_LIST_PROPERTIES and key in merged:
             merged[key] = union_list(merged[key], value)

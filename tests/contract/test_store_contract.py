@@ -179,6 +179,23 @@ def test_union_lists_grow_and_search_follows_new_aliases(store: GraphStore) -> N
     assert [h.node.id for h in store.search("zorblax")] == ["concept:multi-armed-bandits"]
 
 
+def test_a_discovered_concept_keeps_its_first_name_whatever_the_order(store: GraphStore) -> None:
+    def discovered(name: str) -> Node:
+        props: Properties = {"name": name, "kind": "METHOD", "aliases": [], "source": "discovered"}
+        return Node(id="concept:grape", label="Concept", properties=props)
+
+    first = record(paper("p"), mentions=[(discovered("GRAPE"), 1.0)])
+    second = record(paper("q"), mentions=[(discovered("grape"), 1.0)])
+    store.upsert([first])
+    store.upsert([second])
+    (node,) = store.get_nodes(["concept:grape"])
+    assert node is not None
+    assert (node.properties["name"], node.properties["aliases"]) == ("GRAPE", ["grape"])
+    again = store.upsert([second, first])  # the other order changes nothing
+    assert (again.added, again.updated, again.unchanged) == (0, 0, 2)
+    assert store.get_nodes(["concept:grape"]) == [node]
+
+
 def test_property_values_round_trip_with_their_types(store: GraphStore) -> None:
     props: Properties = {
         "title": "T",
