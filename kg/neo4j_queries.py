@@ -6,6 +6,9 @@ Rules this module keeps (and ``tests/unit/test_neo4j_queries.py`` checks):
   :func:`label` / :func:`rel_type` checked them against the allow-lists in :mod:`kg.models`.
   Every value travels as a parameter.
 - Writes are batched: ``UNWIND $rows AS row ...`` with one row per node or relationship.
+- Batched lookups return ONE record whose ``rows`` column collects a list per result row: the
+  driver handles every record as its own Bolt message (tens of microseconds of Python each),
+  while one list is decoded in a single call; an upsert of 500 papers reads ~20,000 rows.
 - Every paperkg node also carries :data:`NODE_LABEL`, whose uniqueness constraint on ``id`` is
   the one index all lookups by id use, whatever the node's label (ids are unique across labels,
   as in the embedded store). The per-label constraints keep ``id`` unique for each label too.
@@ -140,10 +143,10 @@ def lock_writers() -> Statement:
 
 
 def nodes_by_id(ids: Sequence[str]) -> Statement:
-    """``id, labels, props, eid`` of the nodes that exist among ``ids`` (any label)."""
+    """``rows`` of ``[id, labels, props, eid]``: the nodes that exist among ``ids`` (any label)."""
     return Statement(
         f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
-        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props, elementId(n) AS eid",
+        "RETURN collect([n.id, labels(n), properties(n), elementId(n)]) AS rows",
         {"ids": list(ids)},
     )
 
@@ -151,13 +154,13 @@ def nodes_by_id(ids: Sequence[str]) -> Statement:
 def relationships_around(ids: Sequence[str]) -> Statement:
     """Every stored (non-derived) relationship touching the given nodes, either direction.
 
-    The element ids of both ends come along: derived pair bumps may involve them.
+    ``rows`` of ``[start, type, end, props, start_eid, end_eid]``: the element ids of both ends
+    come along, since derived pair bumps may involve them.
     """
     return Statement(
         f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}})-[r]-(o:{NODE_LABEL}) "
-        "WHERE NOT type(r) IN $derived "
-        "RETURN startNode(r).id AS start, type(r) AS type, endNode(r).id AS end, "
-        "properties(r) AS props, elementId(startNode(r)) AS start_eid, elementId(endNode(r)) AS end_eid",
+        "WHERE NOT type(r) IN $derived WITH r, startNode(r) AS s, endNode(r) AS e "
+        "RETURN collect([s.id, type(r), e.id, properties(r), elementId(s), elementId(e)]) AS rows",
         {"ids": list(ids), "derived": list(DERIVED_REL_TYPES)},
     )
 
@@ -178,22 +181,25 @@ def _rel_between(type_: str) -> str:
 
 
 def relationships_by_key(type_: str, rows: Sequence[Sequence[str]]) -> Statement:
-    """The stored relationships of one type among ``rows`` of ``[start, end]`` element ids."""
+    """The stored relationships of one type among ``rows`` of ``[start, end]`` element ids.
+
+    Returns ``rows`` of ``[start, type, end, props]``.
+    """
     t = rel_type(type_)
     return Statement(
         f"UNWIND $rows AS row {_match_pair('row[0]', 'row[1]')}{_rel_between(t)}"
-        "RETURN a.id AS start, type(r) AS type, b.id AS end, properties(r) AS props",
+        "RETURN collect([a.id, type(r), b.id, properties(r)]) AS rows",
         {"rows": list(rows)},
     )
 
 
 # -- upsert: writes --------------------------------------------------------------------------
 def create_nodes(label_: str, rows: Sequence[dict[str, Any]]) -> Statement:
-    """New nodes of one label (rows: full property maps, ``id`` included): ``id, eid`` each."""
+    """New nodes of one label (rows: full property maps, ``id`` included): ``rows`` of ``[id, eid]``."""
     lb = label(label_)
     return Statement(
         f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}:{lb}) SET n = row "
-        "RETURN row.id AS id, elementId(n) AS eid",
+        "RETURN collect([row.id, elementId(n)]) AS rows",
         {"rows": list(rows)},
     )
 
@@ -264,7 +270,10 @@ def nodes_with_label(label_: str) -> Statement:
 
 
 def neighbors(ids: Sequence[str], type_: str, direction: Direction) -> Statement:
-    """Per id: ``out`` (is the id the start?), the relationship's props and the other node."""
+    """Per id and relationship: ``rows`` of ``[id, out, rel props, other id, other labels, other props]``.
+
+    ``out``: is the id the relationship's start?
+    """
     t = rel_type(type_)
     parts = []
     if direction in ("out", "both"):
@@ -276,14 +285,13 @@ def neighbors(ids: Sequence[str], type_: str, direction: Direction) -> Statement
     return Statement(
         f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
         f"CALL (n) {{ {' UNION ALL '.join(parts)} }} "
-        "RETURN id, out, properties(r) AS rprops, o.id AS other, labels(o) AS labels, "
-        "properties(o) AS props",
+        "RETURN collect([id, out, properties(r), o.id, labels(o), properties(o)]) AS rows",
         {"ids": list(ids)},
     )
 
 
 def degrees(ids: Sequence[str], type_: str, direction: Direction) -> Statement:
-    """Per existing id, the number of its relationships of one type in ``direction``."""
+    """``rows`` of ``[id, degree]`` per existing id: its relationships of one type in ``direction``."""
     t = rel_type(type_)
     terms = []
     if direction in ("out", "both"):
@@ -293,7 +301,8 @@ def degrees(ids: Sequence[str], type_: str, direction: Direction) -> Statement:
     if not terms:
         raise GraphStoreError(f"unknown direction {direction!r} (expected out, in or both)")
     return Statement(
-        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) RETURN id, {' + '.join(terms)} AS degree",
+        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
+        f"WITH id, {' + '.join(terms)} AS degree RETURN collect([id, degree]) AS rows",
         {"ids": list(ids)},
     )
 

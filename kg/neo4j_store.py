@@ -47,6 +47,7 @@ from neo4j.exceptions import (
 )
 
 from kg import neo4j_queries as q
+from kg.collector import collector_paused
 from kg.config import Settings
 from kg.derived import new_pairs, top_concepts
 from kg.errors import ConfigError, GraphStoreError, StoreUnavailable
@@ -343,6 +344,13 @@ class Neo4jStore:
         return list(tx.run(stmt.text, stmt.params))
 
     @staticmethod
+    def _rows(tx: Tx, stmt: q.Statement) -> list[list[Any]]:
+        """The ``rows`` list of a statement that collects its results into one record."""
+        record = tx.run(stmt.text, stmt.params).single(strict=True)
+        rows: list[list[Any]] = record["rows"]
+        return rows
+
+    @staticmethod
     def _exec(tx: Tx, stmt: q.Statement) -> None:
         tx.run(stmt.text, stmt.params).consume()
 
@@ -350,11 +358,13 @@ class Neo4jStore:
         with self._errors(), self._session() as session:
             return session.execute_read(self._fetch, stmt)
 
-    def _read_many(self, build: Callable[[list[str]], q.Statement], ids: list[str]) -> list[neo4j.Record]:
-        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
-            out: list[neo4j.Record] = []
+    def _read_many(self, build: Callable[[list[str]], q.Statement], ids: list[str]) -> list[list[Any]]:
+        """The collected ``rows`` of ``build(chunk)`` over ``ids`` in chunks, one read transaction."""
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+            out: list[list[Any]] = []
             for chunk in _chunks(ids, self._batch_size):
-                out.extend(self._fetch(tx, build(chunk)))
+                out.extend(self._rows(tx, build(chunk)))
             return out
 
         with self._errors(), self._session() as session:
@@ -376,7 +386,7 @@ class Neo4jStore:
                 summary += self.upsert(records[i : i + limit])
             return summary
         try:
-            with self._errors():
+            with self._errors(), collector_paused():
                 return self._write_transaction(list(records))
         except _BatchTooLarge as e:
             if len(records) == 1:
@@ -441,16 +451,16 @@ class Neo4jStore:
                 ids[rel.end] = None
         batch = _Batch(tracked={r.paper.id for r in records})
         for chunk in _chunks(list(ids), self._batch_size):
-            for row in self._fetch(tx, q.nodes_by_id(chunk)):
-                batch.nodes[row["id"]] = _strip_internal(row["props"])
-                batch.labels[row["id"]] = _label_of(row["labels"])
-                batch.eids[row["id"]] = row["eid"]
+            for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
+                batch.nodes[node_id] = _strip_internal(props)
+                batch.labels[node_id] = _label_of(labels)
+                batch.eids[node_id] = eid
         stored_papers = [p for p in dict.fromkeys(r.paper.id for r in records) if p in batch.nodes]
         for chunk in _chunks(stored_papers, self._batch_size):
-            for row in self._fetch(tx, q.relationships_around(chunk)):
-                batch.know_rel((row["start"], row["type"], row["end"]), dict(row["props"]))
-                batch.eids[row["start"]] = row["start_eid"]
-                batch.eids[row["end"]] = row["end_eid"]
+            for start, rtype, end, props, start_eid, end_eid in self._rows(tx, q.relationships_around(chunk)):
+                batch.know_rel((start, rtype, end), props)
+                batch.eids[start] = start_eid
+                batch.eids[end] = end_eid
         # Relationships away from the batch's papers (BROADER, SUBTOPIC_OF, ...): by key.
         by_type: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
         for r in records:
@@ -467,8 +477,8 @@ class Neo4jStore:
         for rtype, pairs in by_type.items():
             keys = [[eids[s], eids[e]] for s, e in pairs]
             for key_chunk in _chunks(keys, self._batch_size):
-                for row in self._fetch(tx, q.relationships_by_key(rtype, key_chunk)):
-                    batch.know_rel((row["start"], row["type"], row["end"]), dict(row["props"]))
+                for start, found_type, end, props in self._rows(tx, q.relationships_by_key(rtype, key_chunk)):
+                    batch.know_rel((start, found_type, end), props)
         return batch
 
     def _write(self, tx: Tx, batch: _Batch) -> None:
@@ -476,8 +486,7 @@ class Neo4jStore:
         size = self._batch_size
         for lb, node_rows in batch.node_rows(batch.new_nodes).items():
             for node_chunk in _chunks(node_rows, size):
-                for row in self._fetch(tx, q.create_nodes(lb, node_chunk)):
-                    batch.eids[row["id"]] = row["eid"]
+                batch.eids.update((i, eid) for i, eid in self._rows(tx, q.create_nodes(lb, node_chunk)))
         changed = [row for rows in batch.node_rows(batch.changed_nodes).values() for row in rows]
         for node_chunk in _chunks(changed, size):
             self._exec(tx, q.replace_node_properties(node_chunk))
@@ -513,7 +522,8 @@ class Neo4jStore:
 
     def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
         found = {
-            row["id"]: self._node(row) for row in self._read_many(q.nodes_by_id, list(dict.fromkeys(ids)))
+            node_id: Node(id=node_id, label=_label_of(labels), properties=_strip_internal(props))
+            for node_id, labels, props, _eid in self._read_many(q.nodes_by_id, list(dict.fromkeys(ids)))
         }
         return [found.get(i) for i in ids]
 
@@ -530,17 +540,16 @@ class Neo4jStore:
             return q.neighbors(chunk, rel_type, direction)
 
         edges: dict[str, list[tuple[tuple[str, int], Edge]]] = defaultdict(list)
-        for row in self._read_many(build, list(dict.fromkeys(ids))):
-            node_id, other, out = row["id"], row["other"], bool(row["out"])
+        for node_id, out, rprops, other, labels, props in self._read_many(build, list(dict.fromkeys(ids))):
             rel = Relationship.model_validate(
                 {
                     "type": rel_type,
                     "start": node_id if out else other,
                     "end": other if out else node_id,
-                    "properties": dict(row["rprops"]),
+                    "properties": rprops,
                 }
             )
-            node = Node(id=other, label=_label_of(row["labels"]), properties=_strip_internal(row["props"]))
+            node = Node(id=other, label=_label_of(labels), properties=_strip_internal(props))
             edges[node_id].append(((other, 0 if out else 1), Edge(rel, node)))
         return [[e for _, e in sorted(edges.get(i, []), key=lambda t: t[0])] for i in ids]
 
@@ -550,7 +559,7 @@ class Neo4jStore:
         def build(chunk: list[str]) -> q.Statement:
             return q.degrees(chunk, rel_type, direction)
 
-        found = {row["id"]: int(row["degree"]) for row in self._read_many(build, list(dict.fromkeys(ids)))}
+        found = {node_id: int(degree) for node_id, degree in self._read_many(build, list(dict.fromkeys(ids)))}
         return [found.get(i, 0) for i in ids]
 
     def relationships(self, rel_type: RelType) -> list[Relationship]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from extractors.concepts.titles import study_phrase
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
 from extractors.registry import ExtractInput, Parts, get_extractor
 from extractors.text import extraction_text
+from kg.collector import collector_paused
 from kg.ids import paper_id
 from kg.merge import merge_properties
 from kg.models import Node, PaperRecord, Properties, RawPaper, Relationship
@@ -60,25 +59,6 @@ def fallback_title(text: str) -> str:
     if len(first) <= DERIVED_TITLE_CHARS:
         return first
     return first[:DERIVED_TITLE_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause CPython's cyclic garbage collector for one batch; restore it afterwards.
-
-    Extraction allocates many small objects that outlive a collection (Docs, records), which
-    makes CPython run full collections that re-traverse every imported module, the spaCy model
-    and the vocabulary again and again: about a third of the fast mode's time. Nothing here
-    creates reference cycles in bulk, so reference counting frees the batch's garbage, and the
-    collector resumes (and catches up) as soon as the batch is done.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @dataclass
