@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from starlette.requests import Request
 from strawberry.fastapi import BaseContext
 
-from api.loaders import Loaders, call_store
+from api.loaders import Loaders, Lookup, call_store
 from kg.config import Settings
+from kg.models import Node
 from kg.service import GraphService
 from kg.store import GraphStore
 
@@ -34,6 +35,19 @@ class Context(BaseContext):
         self.settings = settings
         self.offload = service.store.backend_name != "memory" if offload is None else offload
         self.loaders = Loaders(self.store, offload=self.offload)
+        # Links every page of papers or co-authors asks for, from the service's caches.
+        self.paper_authors: Lookup[str, list[Node]] = Lookup(
+            service.paper_authors, service.paper_authors_many, self.offload
+        )
+        self.paper_venue: Lookup[str, Node | None] = Lookup(
+            service.paper_venue, service.paper_venue_many, self.offload
+        )
+        self.coauthors: Lookup[str, list[tuple[Node, int]]] = Lookup(
+            service.coauthors, service.coauthors_many, self.offload
+        )
+        # API objects made from the service's cached nodes, kept while the store version lasts
+        # (see api.types.intern_all): node id -> Author / Venue.
+        self.objects: dict[str, Any] = service.version_cache("api.objects")
 
     async def call(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """A blocking service or store call, off the event loop when the backend does I/O."""

@@ -9,8 +9,8 @@ them again by id costs nothing.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from collections.abc import Callable, Coroutine, Generator, Sequence
+from typing import Any, Generic, ParamSpec, TypeVar, cast
 
 from strawberry.dataloader import DataLoader
 
@@ -19,6 +19,9 @@ from kg.store import Direction, Edge, GraphStore
 
 P = ParamSpec("P")
 R = TypeVar("R")
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
 
 
 async def call_store(offload: bool, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -86,3 +89,56 @@ class Loaders:
 
             loader = self._degrees[key] = DataLoader(load_fn=load)
         return loader
+
+
+class Lookup(Generic[K, V]):
+    """A read the service answers from its per-version caches, as cheaply as the backend allows.
+
+    With the in-process store the value is computed right away, so a resolver returns a plain
+    value and graphql-core schedules nothing for it (no coroutine, no task, no DataLoader
+    future: for 20 papers with their authors and venue that was most of a request). With a
+    network backend, the service may still have to read the store, so the lookup goes through a
+    DataLoader that asks for the whole level's keys in one worker-thread call.
+
+    Values from :meth:`get` go into plain fields or are returned by plain (not ``async``)
+    resolvers: graphql-core awaits them when they are awaitable.
+
+    Args:
+        one: the service's lookup for one key.
+        many: the same for many keys, in key order.
+        offload: the backend does I/O (see :func:`call_store`).
+    """
+
+    def __init__(self, one: Callable[[K], V], many: Callable[[list[K]], Sequence[V]], offload: bool) -> None:
+        self._one = one
+        self._loader: DataLoader[K, V] | None = None
+        if offload:
+
+            async def load(keys: list[K]) -> list[V]:
+                return list(await call_store(True, many, keys))
+
+            self._loader = DataLoader(load_fn=load)
+
+    def get(self, key: K, convert: Callable[[V], T]) -> T:
+        """``convert(value of key)``: the value itself in-process, else an awaitable of it that
+        starts loading only when awaited (a field nobody selects costs nothing)."""
+        loader = self._loader
+        if loader is None:
+            return convert(self._one(key))
+
+        async def later() -> T:
+            return convert(await loader.load(key))
+
+        return cast(T, Later(later))  # graphql-core awaits it; the field's type is still T
+
+
+class Later(Generic[T]):
+    """An awaitable that runs ``start()`` when (and only if) it is awaited."""
+
+    __slots__ = ("_start",)
+
+    def __init__(self, start: Callable[[], Coroutine[Any, Any, T]]) -> None:
+        self._start = start
+
+    def __await__(self) -> Generator[Any, None, T]:
+        return self._start().__await__()

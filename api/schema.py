@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import strawberry
 from graphql import GraphQLError, GraphQLSyntaxError
@@ -33,6 +33,7 @@ from strawberry.extensions import (
 )
 from strawberry.types import ExecutionContext
 
+from api.executor import PlainFieldExecutor
 from api.types import (
     APIError,
     Author,
@@ -102,11 +103,11 @@ def _or(value: int | None, default: int) -> int:
 
 
 def _network(view: NetworkView) -> Network:
+    # The service's rows have exactly the attributes of NetworkNode / NetworkEdge, whose fields
+    # are plain reads: served as they are, with no object built per node and edge.
     return Network(
-        nodes=[NetworkNode.from_domain(n, w) for n, w in view.nodes],
-        edges=[
-            NetworkEdge(source=strawberry.ID(a), target=strawberry.ID(b), weight=w) for a, b, w in view.edges
-        ],
+        nodes=cast(list[NetworkNode], view.nodes),
+        edges=cast(list[NetworkEdge], view.edges),
         truncated=view.truncated,
     )
 
@@ -116,7 +117,7 @@ class Query:
     @strawberry.field(description="A paper by id.")
     async def paper(self, info: Info, id: strawberry.ID) -> Paper | None:
         node = await info.context.loaders.nodes.load(str(id))
-        return Paper.from_domain(node) if node is not None and node.label == "Paper" else None
+        return Paper.from_domain(node, info.context) if node is not None and node.label == "Paper" else None
 
     @strawberry.field(description="Papers matching a filter: newest first, or by relevance with `text`.")
     async def papers(
@@ -273,7 +274,7 @@ class Query:
     async def search(self, info: Info, text: str, first: int | None = 20) -> list[SearchHit]:
         n = check_first(info, first)
         hits = await info.context.call(info.context.service.search, text, n)
-        return [search_hit(h.node, h.score) for h in hits]
+        return [search_hit(h.node, h.score, info.context) for h in hits]
 
     @strawberry.field(description="Node counts per label and relationship counts per type.")
     async def stats(self, info: Info) -> Stats:
@@ -380,6 +381,8 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     ]
     return PaperKGSchema(
         query=Query,
+        # Plain leaf fields (most of a network's thousands) completed inline; see api/executor.py.
+        execution_context_class=PlainFieldExecutor,
         # Factories, not instances: strawberry builds them per request, so concurrent requests
         # never share an extension's execution context. Rules go in before ValidationCache runs.
         extensions=[

@@ -14,13 +14,14 @@ import base64
 import binascii
 from collections.abc import Sequence
 from enum import Enum
-from typing import Generic, TypeVar
+from functools import partial
+from typing import Any, Generic, TypeVar, cast
 
 import strawberry
 
 from api.context import Context
 from kg.models import Node
-from kg.service import by_position, by_score, weighted_neighbors
+from kg.service import GraphService, by_score, weighted_neighbors
 from kg.store import Edge as StoreEdge
 
 Info = strawberry.Info[Context, None]
@@ -169,7 +170,7 @@ async def paper_connection(
     n = check_first(info, first)
     start, stop = page_window(len(ids), n, after)
     nodes = await info.context.loaders.nodes.load_many(list(ids[start:stop]))
-    papers = [Paper.from_domain(p) for p in nodes if p is not None]
+    papers = [Paper.from_domain(p, info.context) for p in nodes if p is not None]
     return make_connection(papers, start, len(ids))
 
 
@@ -204,9 +205,14 @@ class Paper:
     keywords: list[str] = strawberry.field(description="Author keywords, when the source had them.")
     sources: list[str] = strawberry.field(description="`file:line` of every listing that had it.")
     url: str | None
+    # Plain fields, so that pages of papers need no resolver call per paper (api/executor.py):
+    # values from the service's per-version caches, or awaitables that load them only when the
+    # field is selected (network backends, see api.loaders.Lookup).
+    venue: Venue | None = strawberry.field(description="Where it was published, when the listing said.")
+    authors: list[Author] = strawberry.field(description="Authors in byline order.")
 
     @classmethod
-    def from_domain(cls, node: Node) -> Paper:
+    def from_domain(cls, node: Node, context: Context) -> Paper:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -219,17 +225,9 @@ class Paper:
             keywords=_list(node, "keywords"),
             sources=_list(node, "sources"),
             url=_str(node, "url"),
+            venue=context.paper_venue.get(node.id, partial(_venue, context.objects)),
+            authors=context.paper_authors.get(node.id, partial(_authors, context.objects)),
         )
-
-    @strawberry.field(description="Where it was published, when the listing said.")
-    async def venue(self, info: Info) -> Venue | None:
-        edges = await info.context.loaders.neighbors("PUBLISHED_IN", "out").load(self.id)
-        return Venue.from_domain(edges[0].node) if edges else None
-
-    @strawberry.field(description="Authors in byline order.")
-    async def authors(self, info: Info) -> list[Author]:
-        edges = await info.context.loaders.neighbors("AUTHORED", "in").load(self.id)
-        return [Author.from_domain(n) for n in by_position(edges)]
 
     @strawberry.field(description="Topics it is listed under (leaf topics).")
     async def topics(self, info: Info) -> list[Topic]:
@@ -333,7 +331,7 @@ class Concept:
     @strawberry.field(description="Papers that introduce it.")
     async def introduced_by(self, info: Info) -> list[Paper]:
         edges = await info.context.loaders.neighbors("INTRODUCES", "in").load(self.id)
-        return [Paper.from_domain(e.node) for e in edges]
+        return [Paper.from_domain(e.node, info.context) for e in edges]
 
 
 @strawberry.type(description="A concept that co-occurs with another, and in how many papers.")
@@ -371,12 +369,15 @@ class Author:
         return await paper_connection(info, ids, first, after)
 
     @strawberry.field(description="Co-authors, most shared papers first, then by name.")
-    async def coauthors(self, info: Info, first: int | None = None) -> list[Coauthor]:
-        edges = await info.context.loaders.neighbors("COAUTHOR", "both").load(self.id)
-        ranked = weighted_neighbors(edges)
-        if first is not None:
-            ranked = ranked[: check_first(info, first)]
-        return [Coauthor(author=Author.from_domain(node), papers=w) for node, w in ranked]
+    def coauthors(self, info: Info, first: int | None = None) -> list[Coauthor]:
+        n = None if first is None else check_first(info, first)
+
+        objects = info.context.objects
+
+        def convert(ranked: list[tuple[Node, int]]) -> list[Coauthor]:
+            return [Coauthor(author=_author(objects, node), papers=w) for node, w in ranked[:n]]
+
+        return info.context.coauthors.get(self.id, convert)
 
 
 @strawberry.type(description="A co-author and the number of papers written together.")
@@ -484,20 +485,18 @@ class Stats:
 
 @strawberry.type(description="A node of a network, sized by `weight` (its paper count).")
 class NetworkNode:
+    """Plain fields only: resolvers return :class:`kg.service.NetworkNode` rows in its place."""
+
     id: strawberry.ID
     label: str
     name: str
     weight: float | None
 
-    @classmethod
-    def from_domain(cls, node: Node, weight: float | None) -> NetworkNode:
-        return cls(
-            id=strawberry.ID(node.id), label=node.label, name=_str(node, "name") or node.id, weight=weight
-        )
-
 
 @strawberry.type(description="An undirected tie; `weight` is the number of shared papers.")
 class NetworkEdge:
+    """Plain fields only: resolvers return :class:`kg.service.NetworkEdge` rows in its place."""
+
     source: strawberry.ID
     target: strawberry.ID
     weight: int
@@ -540,13 +539,45 @@ class Community:
         members = await info.context.call(
             info.context.service.community_members, self.graph.value, self.index, n
         )
-        return [NetworkNode.from_domain(node, w) for node, w in members]
+        return cast(list[NetworkNode], members)  # rows with NetworkNode's fields, served as they are
 
 
-def search_hit(node: Node, score: float) -> SearchHit:
+def _author(objects: dict[str, Any], node: Node) -> Author:
+    """The Author object of a node, made once per store version (``Context.objects``)."""
+    author = objects.get(node.id)
+    if author is None:
+        author = objects[node.id] = Author.from_domain(node)
+    return cast(Author, author)
+
+
+def _authors(objects: dict[str, Any], nodes: list[Node]) -> list[Author]:
+    return [_author(objects, n) for n in nodes]
+
+
+def _venue(objects: dict[str, Any], node: Node | None) -> Venue | None:
+    if node is None:
+        return None
+    venue = objects.get(node.id)
+    if venue is None:
+        venue = objects[node.id] = Venue.from_domain(node)
+    return cast(Venue, venue)
+
+
+def intern_all(service: GraphService) -> None:
+    """Make the Author and Venue object of every author and venue now (``api.app.prepare``), so
+    that pages of papers and co-author lists only look them up, and the objects are frozen with
+    the rest of the warm heap instead of accumulating in the garbage collector's generations."""
+    objects = service.version_cache("api.objects")
+    for node in service.author_nodes().values():
+        _author(objects, node)
+    for node in service.venues():
+        _venue(objects, node)
+
+
+def search_hit(node: Node, score: float, context: Context) -> SearchHit:
     """A search hit for whichever kind of node the store found."""
     return SearchHit(
         score=score,
-        paper=Paper.from_domain(node) if node.label == "Paper" else None,
+        paper=Paper.from_domain(node, context) if node.label == "Paper" else None,
         concept=Concept.from_domain(node) if node.label == "Concept" else None,
     )

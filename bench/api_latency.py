@@ -2,22 +2,29 @@
 
 Usage::
 
-    python bench/api_latency.py [--requests 400] [--concurrency 8] [--rebuild] [--backends memory neo4j]
+    python bench/api_latency.py [--requests 400] [--concurrency 8] [--papers 10000] [--rebuild]
+                                [--backends memory neo4j] [--cache-modes off on] [--pool 400]
 
-1. Builds the graph once with the production path (``kg.ingest.ingest`` with
-   ``Pipeline(nlp=kg.nlp.load_nlp())``) from every ``*.jsonl`` in ``--data-dir`` plus
-   ``examples/listings`` (8,914 papers with the shared data), into an embedded store under
-   ``bench/out/latency`` (reused on later runs unless ``--rebuild``), and into Neo4j when
-   ``KG_TEST_NEO4J_URI`` is set (**the Neo4j database is cleared and reloaded** unless it already
-   holds exactly the same counts).
-2. Serves each backend in a subprocess (``create_app`` under uvicorn, exactly what ``kg serve``
-   runs, so the clients do not share the server's GIL), once with the response cache on and
-   once with it off, and waits for ``/healthz``.
-3. Picks parameters from the graph itself (the 10 concepts and authors with the most papers),
-   runs every query once per parameter as a warm-up (reported as "cold"), then per query sends
-   ``--requests`` requests from ``--concurrency`` client processes, each with its own
-   ``httpx.Client`` (keep-alive).
-4. Prints p50/p95/p99 per query and backend, and writes ``bench/out/api_latency.json``.
+1. Builds a graph of exactly ``--papers`` papers once (default 10,000): every ``*.jsonl`` in
+   ``--data-dir`` plus ``examples/listings`` (8,9xx distinct papers), topped up with
+   "(variant k)" copies exactly as ``bench/neo4j_load.py::build_corpus`` makes them, through the
+   production pipeline (``Pipeline(nlp=kg.nlp.load_nlp())``) and ``store.upsert`` in batches of
+   500, into an embedded store under ``bench/out/latency`` (reused on later runs unless
+   ``--rebuild`` or its paper count differs), and into Neo4j when ``KG_TEST_NEO4J_URI`` is set
+   (**the Neo4j database is cleared and reloaded** unless it already holds the same counts).
+2. Serves each backend in a subprocess (``create_app`` under uvicorn, what ``kg serve`` runs,
+   so the clients do not share the server's GIL), by default with the response cache **off**
+   (the figures that count: every request is parsed, resolved and serialised), optionally also
+   with it on, and waits for ``/healthz``.
+3. Draws parameters from the graph itself: ``--pool`` distinct concepts (most papers first),
+   authors with co-authors (most papers first) and search texts per query, by default as many
+   as there are requests, so that **every measured request has a parameter of its own** and no
+   per-argument cache anywhere (response cache or the service's per-version caches) can answer
+   a repeat. A few other parameters warm up the server first (reported as "cold"). Then per
+   query ``--requests`` requests from ``--concurrency`` client processes, each with its own
+   keep-alive connection (``http.client``: the clients' CPU is taken from the server's cores).
+4. Prints p50/p95/p99 per query and backend with the load average, and writes
+   ``bench/out/api_latency.json``.
 
 Latency is measured at the client: HTTP + JSON + GraphQL + store, on one machine.
 """
@@ -25,6 +32,7 @@ Latency is measured at the client: HTTP + JSON + GraphQL + store, on one machine
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import multiprocessing
 import os
@@ -33,16 +41,19 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kg.models import PaperRecord  # noqa: E402
 from kg.networkx_store import NetworkXStore  # noqa: E402
 from kg.store import GraphStore  # noqa: E402
 
@@ -50,6 +61,8 @@ DEFAULT_DATA_DIR = Path("/work/shared/data")
 OUT_DIR = ROOT / "bench" / "out"
 MEMORY_DIR = OUT_DIR / "latency"
 TARGET_P95_MS = 50.0
+BATCH = 500  # papers per pipeline batch and per store write, as ``kg ingest`` defaults to
+WARMUP = 8  # parameters per query used only to warm the server up (never measured)
 
 QUERIES: dict[str, str] = {
     "concept_papers_authors": """query($concept: String!) { concept(name: $concept) { name
@@ -76,6 +89,8 @@ class Result:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    load_before: float = 0.0  # 1-minute load average when the clients started
+    load_after: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         q = statistics.quantiles(self.ms, n=100) if len(self.ms) >= 2 else [0.0] * 99
@@ -87,6 +102,8 @@ class Result:
             "p99_ms": round(q[98], 2),
             "max_ms": round(max(self.ms, default=0.0), 2),
             "cold_max_ms": round(max(self.cold_ms, default=0.0), 1),
+            "load_before": round(self.load_before, 2),
+            "load_after": round(self.load_after, 2),
             "req_per_s": round(len(self.ms) / self.seconds, 1) if self.seconds else 0.0,
             "error_samples": self.error_samples[:3],
         }
@@ -95,35 +112,56 @@ class Result:
 # -- building the graph ----------------------------------------------------------------------------
 
 
-def input_paths(data_dir: Path) -> list[Path]:
-    return [*sorted(data_dir.glob("*.jsonl")), ROOT / "examples" / "listings"]
+def corpus_records(data_dir: Path, papers: int) -> list[PaperRecord]:
+    """Records of exactly ``papers`` distinct papers: the real ones, then "(variant k)" copies.
 
-
-def ingest_into(store: GraphStore, data_dir: Path) -> None:
-    from kg.ingest import Progress, ingest
+    The raw papers come from ``bench/neo4j_load.py::build_corpus`` (files in ingest order, then
+    suffixed variants), built by the production pipeline in batches of 500 as ``kg ingest``
+    does. A paper listed in several files keeps all its records, so upserting them merges its
+    sources as an ingest would; records are kept until ``papers`` distinct ids are reached.
+    """
+    from bench.neo4j_load import build_corpus
     from kg.nlp import load_nlp
     from kg.pipeline import Pipeline
 
+    raw, originals = build_corpus(data_dir, papers)
+    pipeline = Pipeline(nlp=load_nlp())
     t0 = time.perf_counter()
-    report = ingest(
-        input_paths(data_dir), store, Pipeline(nlp=load_nlp()), batch_size=500, progress=Progress()
+    kept: list[PaperRecord] = []
+    ids: set[str] = set()
+    for i in range(0, len(raw), BATCH):
+        records, _problems = pipeline.build(raw[i : i + BATCH])
+        for r in records:
+            if r.paper.id in ids or len(ids) < papers:
+                ids.add(r.paper.id)
+                kept.append(r)
+    if len(ids) < papers:
+        raise SystemExit(f"only {len(ids)} distinct papers could be built (wanted {papers})")
+    print(
+        f"  {len(ids)} papers ({len(kept)} records, {originals} raw papers in the files) "
+        f"extracted in {time.perf_counter() - t0:.0f} s"
     )
-    for line in report.lines()[:1]:
-        print(f"  {line}")
-    print(f"  built in {time.perf_counter() - t0:.0f} s: {store.counts().nodes}")
+    return kept
 
 
-def memory_store(data_dir: Path, rebuild: bool) -> NetworkXStore:
+def load_records(store: GraphStore, records: list[PaperRecord]) -> None:
+    t0 = time.perf_counter()
+    for i in range(0, len(records), BATCH):
+        store.upsert(records[i : i + BATCH])
+    store.flush()
+    print(f"  stored in {time.perf_counter() - t0:.0f} s: {store.counts().nodes}")
+
+
+def memory_store(data_dir: Path, papers: int, rebuild: bool) -> NetworkXStore:
     store = NetworkXStore(MEMORY_DIR)
-    if rebuild or store.counts().nodes["Paper"] == 0:
-        print(f"building the embedded graph under {MEMORY_DIR} ...")
+    if rebuild or store.counts().nodes.get("Paper", 0) != papers:
+        print(f"building the embedded {papers}-paper graph under {MEMORY_DIR} ...")
         store.clear()
-        ingest_into(store, data_dir)
-        store.flush()
+        load_records(store, corpus_records(data_dir, papers))
     return store
 
 
-def load_neo4j(uri: str, reference: NetworkXStore, data_dir: Path) -> None:
+def load_neo4j(uri: str, reference: NetworkXStore, data_dir: Path, papers: int) -> None:
     from pydantic import SecretStr
 
     from kg.config import Settings
@@ -142,7 +180,7 @@ def load_neo4j(uri: str, reference: NetworkXStore, data_dir: Path) -> None:
             return
         print(f"loading the benchmark graph into Neo4j at {uri} (clearing it first) ...")
         store.clear()
-        ingest_into(store, data_dir)
+        load_records(store, corpus_records(data_dir, papers))
     finally:
         store.close()
 
@@ -157,29 +195,47 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """The API (``create_app`` under uvicorn, as ``kg serve`` runs it) in a subprocess."""
+    """The API in a subprocess, as ``kg serve --workers N`` runs it (``api.app:worker_app``).
 
-    def __init__(self, backend: str, env: dict[str, str], response_cache: bool) -> None:
+    Settings reach it as ``KG_*`` variables, like ``kg serve``'s workers. Every worker warms
+    its caches before it accepts connections; :meth:`wait` also waits until the whole process
+    tree is idle, so that no measurement overlaps a worker still warming up.
+    """
+
+    def __init__(self, backend: str, env: dict[str, str], response_cache: bool, workers: int = 1) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        cmd = [sys.executable, __file__, "--serve", backend, "--port", str(self.port)]
-        if not response_cache:
-            cmd.append("--no-response-cache")
-        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        env = {
+            **env,
+            "KG_BACKEND": backend,
+            "KG_DATA_DIR": str(MEMORY_DIR),
+            "KG_RESPONSE_CACHE_SIZE": "1024" if response_cache else "0",
+        }
+        cmd = [sys.executable, __file__, "--serve", "--port", str(self.port), "--workers", str(workers)]
+        self._log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=self._log)
 
-    def wait(self, timeout: float = 120) -> None:
+    def wait(self, timeout: float = 300) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise RuntimeError(f"server exited: {err[-2000:]}")
+                self._log.seek(0)
+                raise RuntimeError(f"server exited: {self._log.read().decode(errors='replace')[-2000:]}")
             try:
                 if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return
+                    break
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
-        raise RuntimeError("server did not become healthy")
+        else:
+            raise RuntimeError("server did not become healthy")
+        last = process_tree_cpu_seconds(self.proc.pid)
+        while time.monotonic() < deadline:  # other workers may still be warming up
+            time.sleep(1.0)
+            now = process_tree_cpu_seconds(self.proc.pid)
+            if now - last < 0.05:
+                return
+            last = now
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -187,66 +243,200 @@ class ServerProcess:
             self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        self._log.close()
 
 
-def gql(client: httpx.Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    body: dict[str, Any] = client.post("/graphql", json={"query": query, "variables": variables}).json()
-    return body
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            out.extend(int(c) for c in task.read_text().split())
+        except OSError:
+            pass
+    return out
 
 
-def timed_request(client: httpx.Client, query: str, variables: dict[str, Any]) -> tuple[float, str | None]:
+def process_tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, all its threads and descendants, from ``/proc``."""
+    total = 0.0
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        todo.extend(_children(p))
+    return total
+
+
+class Client:
+    """One keep-alive HTTP/1.1 connection to the server, with the standard library's ``http.client``.
+
+    The clients share the server's two cores, so their own CPU time is taken from the server:
+    ``http.client`` costs ~0.2 ms of CPU per request here, ``httpx`` 1-2 ms (as much as the
+    server spends on a light query). A connection that fails is reopened on the next request.
+    """
+
+    def __init__(self, url: str, timeout: float = 60) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self._conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+
+    def post(self, query: str, variables: dict[str, Any]) -> tuple[int, bytes]:
+        body = json.dumps({"query": query, "variables": variables}).encode()
+        try:
+            self._conn.request("POST", "/graphql", body, {"Content-Type": "application/json"})
+            response = self._conn.getresponse()
+            return response.status, response.read()
+        except (http.client.HTTPException, OSError):
+            self._conn.close()
+            raise
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def timed_request(client: Client, query: str, variables: dict[str, Any]) -> tuple[float, str | None]:
     """(latency ms, error text or None); the body is only decoded when it reports errors."""
     t = time.perf_counter()
     try:
-        response = client.post("/graphql", json={"query": query, "variables": variables})
-        content = response.content
+        status, content = client.post(query, variables)
         ms = (time.perf_counter() - t) * 1000
-        if response.status_code != 200 or b'"errors"' in content and "errors" in json.loads(content):
+        if status != 200 or b'"errors"' in content and "errors" in json.loads(content):
             return ms, content.decode(errors="replace")[:300]
         return ms, None
-    except (httpx.HTTPError, ValueError) as e:
+    except (http.client.HTTPException, OSError, ValueError) as e:
         return (time.perf_counter() - t) * 1000, repr(e)
 
 
-def pick_parameters(url: str) -> dict[str, list[dict[str, Any]]]:
-    """Ten popular concepts and authors (with co-authors), and search texts, from the graph."""
-    with httpx.Client(base_url=url, timeout=120) as c:
-        concepts = gql(c, "{ concepts(first: 10, orderBy: PAPER_COUNT) { nodes { name } } }", {})
-        authors = gql(
-            c,
-            "{ authors(first: 40, orderBy: PAPER_COUNT) { nodes { name coauthors(first: 1) { papers } } } }",
-            {},
+SEARCH_TEXTS = [
+    "large language models",
+    "reinforcement learning from human feedback",
+    "graph neural networks",
+    "diffusion models for image generation",
+    "contextual bandits regret",
+    "Nash equilibrium",
+    "adversarial robustness",
+    "in-context learning transformers",
+    "federated learning privacy",
+    "stochastic gradient descent convergence",
+]
+
+
+@dataclass
+class Parameters:
+    """Per query: distinct measured parameters and separate warm-up ones."""
+
+    measured: dict[str, list[dict[str, Any]]]
+    warmup: dict[str, list[dict[str, Any]]]
+
+
+def pick_parameters(store: GraphStore, pool: int, seed: int = 0) -> Parameters:
+    """``pool`` measured + :data:`WARMUP` warm-up parameters per query, all distinct, from the graph.
+
+    Concepts and authors (with at least one co-author) by paper count, most first, keeping only
+    names that resolve back to their own node (so distinct names are distinct requests). Search
+    texts: :data:`SEARCH_TEXTS`, then alternately concept names (below the ones used as concepts)
+    and the first four words of seeded-random paper titles.
+    """
+    import math
+    import random
+
+    from kg.service import GraphService
+
+    service = GraphService(store, refresh_interval_s=math.inf)
+    need = pool + WARMUP
+    concepts: list[str] = []
+    extra_concepts: list[str] = []
+    for node in service.list_concepts(order="PAPER_COUNT"):
+        name = str(node.properties.get("name") or "")
+        resolved = service.resolve_concept(name) if name else None
+        if resolved is None or resolved.id != node.id:
+            continue
+        (concepts if len(concepts) < need else extra_concepts).append(name)
+        if len(extra_concepts) >= need:
+            break
+    ranked = service.list_authors(order="PAPER_COUNT")
+    coauthors = dict(
+        zip(
+            [a.id for a in ranked[: need * 4]],
+            store.degree_many([a.id for a in ranked[: need * 4]], "COAUTHOR", "both"),
+            strict=True,
         )
-    concept_names = [n["name"] for n in concepts["data"]["concepts"]["nodes"]]
-    author_names = [n["name"] for n in authors["data"]["authors"]["nodes"] if n["coauthors"]][:10]
-    texts = [
-        "large language models",
-        "reinforcement learning from human feedback",
-        "graph neural networks",
-        "diffusion models for image generation",
-        "contextual bandits regret",
-        "Nash equilibrium",
-        "adversarial robustness",
-        "in-context learning transformers",
-        "federated learning privacy",
-        "stochastic gradient descent convergence",
-    ]
-    return {
-        "concept_papers_authors": [{"concept": n} for n in concept_names],
-        "author_coauthors": [{"author": n} for n in author_names],
-        "coauthor_network_d2": [{"author": n} for n in author_names],
-        "concept_graph": [{"concept": n} for n in concept_names],
-        "search": [{"text": t} for t in texts],
-    }
+    )
+    authors: list[str] = []
+    for node in ranked[: need * 4]:
+        name = str(node.properties.get("name") or "")
+        resolved = service.resolve_author(name) if name else None
+        if coauthors[node.id] and resolved is not None and resolved.id == node.id:
+            authors.append(name)
+        if len(authors) >= need:
+            break
+    rng = random.Random(seed)
+    titles = [str(p.properties.get("title") or "") for p in store.nodes_by_label("Paper")]
+    rng.shuffle(titles)
+    texts = dict.fromkeys(SEARCH_TEXTS)
+    for concept, title in zip(extra_concepts, titles, strict=False):
+        if len(texts) >= need:
+            break
+        texts[concept] = None
+        words = " ".join(title.split()[:4])
+        if words:
+            texts[words] = None
+    if min(len(concepts), len(authors), len(texts)) < need:
+        raise SystemExit(f"the graph has too few distinct parameters for --pool {pool}")
+
+    def split(values: list[str], key: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        # The warm-up parameters come from the far end of the list: the measured ones are the
+        # most prolific concepts and authors (the largest answers).
+        return [{key: v} for v in values[:pool]], [{key: v} for v in values[pool:need]]
+
+    c_measured, c_warm = split(concepts, "concept")
+    a_measured, a_warm = split(authors, "author")
+    # Texts: the hand-written ones are measured; warm up with generated ones.
+    text_list = list(texts)[:need]
+    t_measured = [{"text": t} for t in text_list[:pool]]
+    t_warm = [{"text": t} for t in text_list[pool:need]]
+    return Parameters(
+        measured={
+            "concept_papers_authors": c_measured,
+            "author_coauthors": a_measured,
+            "coauthor_network_d2": a_measured,
+            "concept_graph": c_measured,
+            "search": t_measured,
+        },
+        warmup={
+            "concept_papers_authors": c_warm,
+            "author_coauthors": a_warm,
+            "coauthor_network_d2": a_warm,
+            "concept_graph": c_warm,
+            "search": t_warm,
+        },
+    )
 
 
 def _client_process(
-    url: str, query: str, params: list[dict[str, Any]], k: int, n: int, concurrency: int, start: Any, out: Any
+    url: str,
+    query: str,
+    params: list[dict[str, Any]],
+    opener: dict[str, Any],
+    k: int,
+    n: int,
+    concurrency: int,
+    start: Any,
+    out: Any,
 ) -> None:
     latencies: list[float] = []
     errors: list[str] = []
-    with httpx.Client(base_url=url, timeout=60) as c:
-        timed_request(c, query, params[k % len(params)])  # open the connection before the start
+    with Client(url, timeout=60) as c:
+        timed_request(c, query, opener)  # open the connection before the start (a warm-up parameter)
         start.wait()
         for i in range(n):
             ms, error = timed_request(c, query, params[(k + i * concurrency) % len(params)])
@@ -256,15 +446,24 @@ def _client_process(
     out.put((latencies, errors))
 
 
-def run_query(url: str, query: str, params: list[dict[str, Any]], requests: int, concurrency: int) -> Result:
-    """Warm-up pass over every parameter, then ``requests`` requests from ``concurrency`` processes.
+def run_query(
+    url: str,
+    query: str,
+    params: list[dict[str, Any]],
+    warmup: list[dict[str, Any]],
+    requests: int,
+    concurrency: int,
+) -> Result:
+    """Warm-up requests (``warmup``, sequential), then ``requests`` requests over ``params``.
 
-    Clients are processes, not threads, so that client-side JSON and HTTP work in one
-    interpreter does not queue behind one GIL and inflate the latencies being measured.
+    Client ``k`` sends parameters ``k, k + concurrency, ...``, so with ``len(params) >=
+    requests`` every measured request has a parameter of its own. Clients are processes, not
+    threads, so that client-side JSON and HTTP work in one interpreter does not queue behind one
+    GIL and inflate the latencies being measured.
     """
     result = Result()
-    with httpx.Client(base_url=url, timeout=120) as c:
-        for p in params:
+    with Client(url, timeout=120) as c:
+        for p in warmup:
             ms, error = timed_request(c, query, p)
             result.cold_ms.append(ms)
             if error is not None:
@@ -274,12 +473,16 @@ def run_query(url: str, query: str, params: list[dict[str, Any]], requests: int,
     out = ctx.Queue()
     per_client = max(1, requests // concurrency)
     procs = [
-        ctx.Process(target=_client_process, args=(url, query, params, k, per_client, concurrency, start, out))
+        ctx.Process(
+            target=_client_process,
+            args=(url, query, params, warmup[k % len(warmup)], k, per_client, concurrency, start, out),
+        )
         for k in range(concurrency)
     ]
     for proc in procs:
         proc.start()
     start.wait()
+    result.load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     for _ in procs:
         latencies, errors = out.get()
@@ -287,29 +490,39 @@ def run_query(url: str, query: str, params: list[dict[str, Any]], requests: int,
         result.errors += len(errors)
         result.error_samples.extend(errors)
     result.seconds = time.perf_counter() - t0
+    result.load_after = os.getloadavg()[0]
     for proc in procs:
         proc.join()
     return result
 
 
 def bench_backend(
-    backend: str, env: dict[str, str], requests: int, concurrency: int, response_cache: bool
+    backend: str,
+    env: dict[str, str],
+    params: Parameters,
+    requests: int,
+    concurrency: int,
+    response_cache: bool,
+    workers: int,
 ) -> dict[str, Any]:
-    server = ServerProcess(backend, env, response_cache)
-    label = f"{backend}, response cache {'on' if response_cache else 'off'}"
+    server = ServerProcess(backend, env, response_cache, workers)
+    label = f"{backend}, response cache {'on' if response_cache else 'off'}, {workers} worker(s)"
     try:
         t0 = time.perf_counter()
         server.wait()
         print(f"\n[{label}] server healthy after {time.perf_counter() - t0:.1f} s")
-        params = pick_parameters(server.url)
         out: dict[str, Any] = {}
         for name, query in QUERIES.items():
-            summary = run_query(server.url, query, params[name], requests, concurrency).summary()
+            measured = params.measured[name]
+            result = run_query(server.url, query, measured, params.warmup[name], requests, concurrency)
+            summary = result.summary()
+            summary["distinct_parameters"] = len({json.dumps(p) for p in measured[: len(result.ms)]})
             out[name] = summary
             print(
                 f"  {name:<24} p50 {summary['p50_ms']:7.2f} ms  p95 {summary['p95_ms']:7.2f} ms  "
                 f"p99 {summary['p99_ms']:7.2f} ms  {summary['req_per_s']:7.1f} req/s  "
-                f"errors {summary['errors']}  (cold max {summary['cold_max_ms']:.0f} ms)"
+                f"errors {summary['errors']}  (cold max {summary['cold_max_ms']:.0f} ms; "
+                f"load {summary['load_before']:.2f} -> {summary['load_after']:.2f})"
             )
             for sample in summary["error_samples"]:
                 print(f"    error: {sample}")
@@ -318,28 +531,61 @@ def bench_backend(
         server.stop()
 
 
-def serve(backend: str, port: int, response_cache: bool) -> int:
-    """Run the API on one backend until terminated (the benchmark's server subprocess).
+def cpu_per_request(
+    backend: str, env: dict[str, str], params: Parameters, requests: int, workers: int
+) -> dict[str, Any]:
+    """Server CPU time per request, one client, no concurrency, response cache off.
 
-    The same app as ``kg serve``, except that the caches are warmed (and the heap frozen, see
-    :func:`api.app.prepare`) before the port opens, where ``kg serve`` does it in the background,
-    so that no measurement overlaps the warm-up.
+    The figure a latency under load is made of (8 clients on 2 cores queue on it), and one the
+    machine's load barely moves, unlike wall-clock latencies. Every request has its own
+    parameter, as in the latency runs; the warm-up parameters go first.
     """
+    server = ServerProcess(backend, env, response_cache=False, workers=workers)
+    out: dict[str, Any] = {}
+    try:
+        server.wait()
+        print(f"\n[{backend}, response cache off] server CPU per request, 1 client")
+        with Client(server.url, timeout=120) as c:
+            for name, query in QUERIES.items():
+                for p in params.warmup[name]:
+                    timed_request(c, query, p)
+                measured = params.measured[name][:requests]
+                errors = 0
+                wall: list[float] = []
+                before = process_tree_cpu_seconds(server.proc.pid)
+                for p in measured:
+                    ms, error = timed_request(c, query, p)
+                    wall.append(ms)
+                    errors += error is not None
+                cpu_ms = (process_tree_cpu_seconds(server.proc.pid) - before) * 1000 / len(measured)
+                out[name] = {
+                    "requests": len(measured),
+                    "errors": errors,
+                    "server_cpu_ms_per_request": round(cpu_ms, 2),
+                    "wall_p50_ms": round(statistics.median(wall), 2),
+                }
+                print(
+                    f"  {name:<24} {cpu_ms:6.2f} ms CPU/request  "
+                    f"(wall p50 {statistics.median(wall):6.2f} ms, errors {errors})"
+                )
+    finally:
+        server.stop()
+    return out
+
+
+def serve(port: int, workers: int) -> int:
+    """Run the API until terminated (the benchmark's server subprocess): what ``kg serve
+    --workers N`` runs, settings from ``KG_*`` variables, caches warm before serving."""
     import uvicorn
 
-    from api.app import create_app, prepare
-    from kg.config import Settings
-    from kg.stores import open_store
-
-    kind: Literal["memory", "neo4j"] = "neo4j" if backend == "neo4j" else "memory"
-    settings = Settings(backend=kind, data_dir=MEMORY_DIR)  # Neo4j: KG_NEO4J_* from the env
-    store = open_store(settings)
-    try:
-        app = create_app(settings, store=store, response_cache_size=None if response_cache else 0, warm=False)
-        prepare(app.state.service)
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
-    finally:
-        store.close()
+    uvicorn.run(
+        "api.app:worker_app",
+        factory=True,
+        workers=workers,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+    )
     return 0
 
 
@@ -348,28 +594,46 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--requests", type=int, default=400, help="requests per query (all clients)")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--papers", type=int, default=10_000, help="papers in the benchmark graph")
+    parser.add_argument(
+        "--pool",
+        type=int,
+        default=None,
+        help="distinct parameters per query (default: --requests, i.e. no request repeats another)",
+    )
     parser.add_argument("--rebuild", action="store_true", help="re-ingest the embedded graph")
     parser.add_argument("--backends", nargs="+", default=["memory", "neo4j"], choices=["memory", "neo4j"])
     parser.add_argument(
-        "--cache-modes", nargs="+", default=["on", "off"], choices=["on", "off"], help="response cache"
+        "--cache-modes",
+        nargs="+",
+        default=["off"],
+        choices=["off", "on"],
+        help="response cache (default off: the figures that count; 'on' adds a secondary run)",
     )
-    parser.add_argument("--serve", choices=["memory", "neo4j"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="only measure server CPU time per request (1 client, response cache off)",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="server worker processes (kg serve --workers)")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--no-response-cache", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        return serve(args.serve, args.port, not args.no_response_cache)
+        return serve(args.port, args.workers)
 
-    store = memory_store(args.data_dir, args.rebuild)
+    store = memory_store(args.data_dir, args.papers, args.rebuild)
     counts = store.counts()
     print(f"graph: {counts.nodes}\n       {counts.relationships}")
+    pool = args.pool or args.requests
+    params = pick_parameters(store, pool)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_")}
     env["PYTHONPATH"] = str(ROOT)
     backends = ["memory"] if "memory" in args.backends else []
     neo4j_uri = os.environ.get("KG_TEST_NEO4J_URI")
     if "neo4j" in args.backends:
         if neo4j_uri:
-            load_neo4j(neo4j_uri, store, args.data_dir)
+            load_neo4j(neo4j_uri, store, args.data_dir, args.papers)
             env["KG_NEO4J_URI"] = neo4j_uri
             for var in ("USER", "PASSWORD"):
                 if os.environ.get(f"KG_TEST_NEO4J_{var}"):
@@ -377,6 +641,13 @@ def main() -> int:
             backends.append("neo4j")
         else:
             print("KG_TEST_NEO4J_URI is not set: skipping the Neo4j backend")
+
+    if args.cpu:
+        cpu = {b: cpu_per_request(b, env, params, args.requests, args.workers) for b in backends}
+        OUT_DIR.mkdir(parents=True, exist_ok=True)
+        (OUT_DIR / "api_cpu.json").write_text(json.dumps(cpu, indent=2) + "\n", encoding="utf-8")
+        print(f"\nwrote {OUT_DIR / 'api_cpu.json'}")
+        return 0
 
     report: dict[str, Any] = {
         "machine": {
@@ -386,16 +657,22 @@ def main() -> int:
         },
         "graph": counts.model_dump(),
         "requests_per_query": args.requests,
+        "distinct_parameters_per_query": pool,
         "concurrency": args.concurrency,
         "target_p95_ms_memory": TARGET_P95_MS,
+        "workers": args.workers,
+        "load_average_start": [round(x, 2) for x in os.getloadavg()],
         "backends": {},
     }
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for backend in backends:
         for mode in args.cache_modes:
-            key = f"{backend}, response cache {mode}"
+            key = f"{backend}, response cache {mode}, {args.workers} worker(s)"
             report["backends"][key] = bench_backend(
-                backend, env, args.requests, args.concurrency, response_cache=mode == "on"
+                backend, env, params, args.requests, args.concurrency, mode == "on", args.workers
             )
+    report["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     (OUT_DIR / "api_latency.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"\nwrote {OUT_DIR / 'api_latency.json'}")

@@ -145,21 +145,38 @@ def projection(store: GraphStore, rel_type: ProjectionType, version: Hashable | 
 
 
 def _ranked_neighbors(g: nx.Graph, node: str, min_weight: int) -> list[tuple[str, int]]:
-    pairs = [(str(v), int(d["weight"])) for v, d in g[node].items() if int(d["weight"]) >= min_weight]
+    pairs = []
+    for v, d in g._adj[node].items():  # the adjacency dict itself: views cost more than the work
+        w = int(d["weight"])
+        if w >= min_weight:
+            pairs.append((str(v), w))
     pairs.sort(key=lambda p: (-p[1], p[0]))
     return pairs
 
 
 def _induced_edges(g: nx.Graph, nodes: list[str], min_weight: int) -> list[tuple[str, str, int]]:
-    chosen = set(nodes)
+    """Edges among ``nodes`` (``a < b``, sorted). In id order, each node looks up the nodes
+    after it in its adjacency, or walks its adjacency when that is the shorter list: a popular
+    concept has thousands of neighbours, a network a few hundred nodes."""
+    adj = g._adj  # the adjacency dicts themselves: views cost more than the work
+    order = sorted(nodes)
+    chosen = set(order)
     out: list[tuple[str, str, int]] = []
-    for a in nodes:
-        if a not in g:
+    append = out.append
+    for i, a in enumerate(order):
+        nbrs = adj.get(a)
+        if not nbrs:
             continue
-        for b, d in g[a].items():
-            w = int(d["weight"])
-            if a < b and b in chosen and w >= min_weight:
-                out.append((a, str(b), w))
+        if len(order) - i - 1 <= len(nbrs):
+            get = nbrs.get
+            for b in order[i + 1 :]:
+                d = get(b)
+                if d is not None and int(d["weight"]) >= min_weight:
+                    append((a, str(b), int(d["weight"])))
+        else:
+            for b, d in nbrs.items():
+                if b > a and b in chosen and int(d["weight"]) >= min_weight:
+                    append((a, str(b), int(d["weight"])))
     out.sort()
     return out
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from kg.config import Settings
-from kg.errors import KGError
+from kg.errors import ConfigError, KGError
 
 
 def _out(text: str = "") -> None:
@@ -79,6 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve GraphQL (with GraphiQL) at /graphql and /healthz")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes (each opens the store and warms its caches before serving; "
+        "a single process uses at most one core)",
+    )
     _add_store_flags(p)
 
     p = sub.add_parser("eval-concepts", help="score concept extraction against author keywords")
@@ -166,10 +174,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from api.app import create_app
 
-    app = create_app(_settings(args))
+    settings = _settings(args)
+    if args.workers < 1:
+        raise ConfigError(f"--workers must be at least 1 (got {args.workers})")
     _err(f"GraphQL (GraphiQL in a browser) at http://{args.host}:{args.port}/graphql")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    if args.workers == 1:
+        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+        return 0
+    # Worker processes start afresh (spawn) and read their settings from the environment.
+    for flag, env in _SERVE_ENV:
+        value = getattr(args, flag, None)
+        if value is not None:
+            os.environ[env] = str(value)
+    uvicorn.run(
+        "api.app:worker_app",
+        factory=True,
+        workers=args.workers,
+        host=args.host,
+        port=args.port,
+        log_level="info",
+    )
     return 0
+
+
+# ``kg serve`` flags that worker processes receive as environment variables.
+_SERVE_ENV = (
+    ("backend", "KG_BACKEND"),
+    ("data_dir", "KG_DATA_DIR"),
+    ("neo4j_uri", "KG_NEO4J_URI"),
+    ("neo4j_user", "KG_NEO4J_USER"),
+    ("neo4j_password", "KG_NEO4J_PASSWORD"),
+    ("neo4j_database", "KG_NEO4J_DATABASE"),
+)
 
 
 def cmd_eval_concepts(args: argparse.Namespace) -> int:

@@ -28,7 +28,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, TypeVar, cast
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, cast
 
 from extractors.concepts.normalize import is_acronym, norm_token
 from extractors.concepts.vocabulary import phrase_key
@@ -49,6 +50,8 @@ __all__ = [
     "ConceptOrder",
     "GraphService",
     "InvalidArgument",
+    "NetworkEdge",
+    "NetworkNode",
     "NetworkView",
     "PaperFilter",
     "ServiceError",
@@ -112,12 +115,29 @@ class PaperFilter:
     text: str | None = None
 
 
+class NetworkNode(NamedTuple):
+    """A node of a network as served: id, label, display name, weight (its paper count)."""
+
+    id: str
+    label: str
+    name: str
+    weight: float | None
+
+
+class NetworkEdge(NamedTuple):
+    """An undirected tie as served, ``source < target``; ``weight`` is the shared papers."""
+
+    source: str
+    target: str
+    weight: int
+
+
 @dataclass(frozen=True)
 class NetworkView:
-    """A subgraph ready for display: nodes with a weight (their paper count) and weighted edges."""
+    """A subgraph ready for display: rows the API serves as they are (attribute reads only)."""
 
-    nodes: list[tuple[Node, float | None]]
-    edges: list[tuple[str, str, int]]
+    nodes: list[NetworkNode]
+    edges: list[NetworkEdge]
     truncated: bool
 
 
@@ -170,6 +190,16 @@ def by_score(edges: Iterable[Edge]) -> list[Edge]:
         )
 
     return sorted(edges, key=key)
+
+
+def _network_node(node: Node, counts: dict[str, int]) -> NetworkNode:
+    name = node.properties.get("name")
+    return NetworkNode(
+        id=node.id,
+        label=node.label,
+        name=(str(name) if name is not None else "") or node.id,
+        weight=float(counts.get(node.id, 0)),
+    )
 
 
 def _name(node: Node) -> str:
@@ -344,6 +374,11 @@ class GraphService:
         """The current store version token (re-read when the refresh interval has passed)."""
         return self._snapshot().token
 
+    def version_cache(self, name: Hashable) -> dict[Any, Any]:
+        """A dict kept as long as the store version is unchanged, for layers above the service
+        (the API keeps the objects it makes from cached nodes there); a new version starts empty."""
+        return self._snapshot().memo(("version_cache", name), dict)
+
     def invalidate(self) -> None:
         """Drop every cache; the next call re-reads the store's version."""
         with self._version_lock:
@@ -356,9 +391,17 @@ class GraphService:
         self.paper_table()
         self.topic_tree()
         self.author_nodes()
+        self._author_names()
         self.author_paper_counts()
+        self.concept_papers()
+        self._concept_suffixes()
+        self._paper_links()
+        self._author_sort_names()
+        self.network_nodes("COAUTHOR")
+        self.network_nodes("CONCEPT")
         self._projection("COAUTHOR")
         self._projection("CONCEPT")
+        self.store.search("graph", 1)  # the embedded store builds its full-text index on first use
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -449,8 +492,7 @@ class GraphService:
     def _head_noun_concept(self, index: ConceptIndex, key: tuple[str, ...]) -> str | None:
         if not key:
             return None
-        n = len(key)
-        candidates = {cid for lkey, cid in index.loose.items() if len(lkey) > n and lkey[-n:] == key}
+        candidates = self._concept_suffixes().get(key, set())
         if len(candidates) < 2:
             return None
         covered = {c: set(index.closure(c)) & candidates for c in candidates}
@@ -460,6 +502,19 @@ class GraphService:
         if len(ties) == 1 and len(covered[best]) >= max(2, len(candidates) // 2 + 1):
             return best
         return None
+
+    def _concept_suffixes(self) -> dict[tuple[str, ...], set[str]]:
+        """Proper suffixes of every loose key -> the concepts whose key ends so (cached), so the
+        head-noun rule does not scan every concept for each unknown name."""
+
+        def build() -> dict[tuple[str, ...], set[str]]:
+            out: dict[tuple[str, ...], set[str]] = {}
+            for lkey, cid in self.concept_index().loose.items():
+                for i in range(1, len(lkey)):
+                    out.setdefault(lkey[i:], set()).add(cid)
+            return out
+
+        return self._snapshot().memo("concept_suffixes", build)
 
     def require_concept(self, name: str) -> Node:
         """Like :meth:`resolve_concept` but raises :class:`UnknownName` with suggestions."""
@@ -535,15 +590,32 @@ class GraphService:
         index = self.concept_index()
         return sorted((index.nodes[c] for c in index.narrower.get(cid, [])), key=lambda n: fold(_name(n)))
 
+    def concept_papers(self) -> dict[str, frozenset[int]]:
+        """Per concept, the sort ranks (see :meth:`paper_table`) of the papers that mention or
+        introduce it (cached per version; two bulk reads, so that no request has to fetch a
+        popular concept's thousands of papers one relationship at a time)."""
+
+        def build() -> dict[str, frozenset[int]]:
+            rank = self.paper_table().rank
+            found: dict[str, set[int]] = {}
+            for rel_type in ("MENTIONS", "INTRODUCES"):
+                for r in self.store.relationships(rel_type):
+                    position = rank.get(r.start)
+                    if position is not None:
+                        found.setdefault(r.end, set()).add(position)
+            return {cid: frozenset(ranks) for cid, ranks in found.items()}
+
+        return self._snapshot().memo("concept_papers", build)
+
     def concept_paper_ids(self, cid: str, include_narrower: bool = True) -> list[str]:
         """Papers that mention or introduce the concept (and its narrower ones), sorted."""
 
         def build() -> list[str]:
             ids = self.concept_index().closure(cid) if include_narrower else [cid]
-            papers: set[str] = set()
-            for per_concept in self._papers_of(ids, "concept", (("MENTIONS", "in"), ("INTRODUCES", "in"))):
-                papers |= per_concept
-            return self.sort_paper_ids(papers)
+            index = self.concept_papers()
+            ranks = frozenset().union(*(index.get(c, frozenset()) for c in ids))
+            order = self.paper_table().order
+            return [order[r] for r in sorted(ranks)]
 
         return self._snapshot().memo(("concept_papers", cid, include_narrower), build, bounded=True)
 
@@ -690,6 +762,68 @@ class GraphService:
             raise UnknownName("author", name, [_name(nodes[names[c]]) for c in close])
         return node
 
+    def coauthors(self, author_id: str) -> list[tuple[Node, int]]:
+        """Co-authors of one author with their shared papers, heaviest first, then by name and id
+        (what :func:`weighted_neighbors` makes of its ``COAUTHOR`` edges), from the cached
+        projection: no store read per request."""
+        g = self._projection("COAUTHOR")
+        nbrs = g._adj.get(author_id)
+        if not nbrs:
+            return []
+        nodes, folded = self.author_nodes(), self._author_sort_names()
+        ranked = sorted(
+            ((int(d["weight"]), str(b)) for b, d in nbrs.items() if b in nodes),
+            key=lambda p: (-p[0], folded.get(p[1], ""), p[1]),
+        )
+        return [(nodes[b], w) for w, b in ranked]
+
+    def coauthors_many(self, author_ids: Sequence[str]) -> list[list[tuple[Node, int]]]:
+        return [self.coauthors(a) for a in author_ids]
+
+    def _author_sort_names(self) -> dict[str, str]:
+        return self._snapshot().memo(
+            "author_sort_names", lambda: {i: fold(_name(n)) for i, n in self.author_nodes().items()}
+        )
+
+    def _paper_links(self) -> tuple[dict[str, list[Node]], dict[str, Node]]:
+        """Per paper: its author nodes in byline order (position, then id, as
+        :func:`by_position`), and its venue node (the smallest id, as the first of sorted
+        neighbours). Two bulk reads, cached per version."""
+
+        def build() -> tuple[dict[str, list[Node]], dict[str, Node]]:
+            nodes = self.author_nodes()
+            rows: dict[str, list[tuple[int, str]]] = {}
+            for r in self.store.relationships("AUTHORED"):
+                pos = r.properties.get("position")
+                rows.setdefault(r.end, []).append(
+                    (int(pos) if isinstance(pos, int | float) else 1 << 30, r.start)
+                )
+            authors = {p: [nodes[a] for _, a in sorted(v) if a in nodes] for p, v in rows.items()}
+            venues = {v.id: v for v in self.venues()}
+            venue_ids: dict[str, str] = {}
+            for r in self.store.relationships("PUBLISHED_IN"):
+                if r.end in venues and (r.start not in venue_ids or r.end < venue_ids[r.start]):
+                    venue_ids[r.start] = r.end
+            return authors, {p: venues[v] for p, v in venue_ids.items()}
+
+        return self._snapshot().memo("paper_links", build)
+
+    def paper_authors(self, paper_id: str) -> list[Node]:
+        """A paper's authors in byline order (cached per version; do not modify the list)."""
+        return self._paper_links()[0].get(paper_id, [])
+
+    def paper_authors_many(self, paper_ids: Sequence[str]) -> list[list[Node]]:
+        authors = self._paper_links()[0]
+        return [authors.get(p, []) for p in paper_ids]
+
+    def paper_venue(self, paper_id: str) -> Node | None:
+        """The venue a paper was published in, if the listing said (cached per version)."""
+        return self._paper_links()[1].get(paper_id)
+
+    def paper_venue_many(self, paper_ids: Sequence[str]) -> list[Node | None]:
+        venues = self._paper_links()[1]
+        return [venues.get(p) for p in paper_ids]
+
     def author_paper_counts(self) -> dict[str, int]:
         """Papers per author (cached)."""
 
@@ -833,15 +967,28 @@ class GraphService:
         rel: analytics.ProjectionType = "COAUTHOR" if graph == "COAUTHOR" else "CO_OCCURS"
         return analytics.projection(self.store, rel, version=self.version())
 
+    def network_nodes(self, graph: GraphName) -> dict[str, NetworkNode]:
+        """Every author (``COAUTHOR``) or concept (``CONCEPT``) as a network node row (cached)."""
+
+        def build() -> dict[str, NetworkNode]:
+            if graph == "COAUTHOR":
+                nodes, counts = self.author_nodes(), self.author_paper_counts()
+            else:
+                nodes, counts = self.concept_index().nodes, self.concept_paper_counts()
+            return {i: _network_node(n, counts) for i, n in nodes.items()}
+
+        return self._snapshot().memo(("network_nodes", graph), build)
+
     def _view(self, sub: analytics.Subgraph, graph: GraphName) -> NetworkView:
-        nodes = self.store.get_nodes(sub.nodes) if sub.nodes else []
-        if graph == "COAUTHOR":
-            counts: dict[str, int] = self.author_paper_counts()
-        else:
-            counts = self.concept_paper_counts()
+        rows = self.network_nodes(graph)
+        missing = [i for i in sub.nodes if i not in rows]
+        if missing:  # not an author/concept after all: read it (never the case in practice)
+            counts = self.author_paper_counts() if graph == "COAUTHOR" else self.concept_paper_counts()
+            found = {n.id: _network_node(n, counts) for n in self.store.get_nodes(missing) if n is not None}
+            rows = {**found, **{i: rows[i] for i in sub.nodes if i in rows}}
         return NetworkView(
-            nodes=[(n, float(counts.get(n.id, 0))) for n in nodes if n is not None],
-            edges=sub.edges,
+            nodes=[rows[i] for i in sub.nodes if i in rows],
+            edges=list(map(tuple.__new__, repeat(NetworkEdge), sub.edges)),  # NetworkEdge._make, in C
             truncated=sub.truncated,
         )
 
@@ -896,7 +1043,7 @@ class GraphService:
 
         return self._snapshot().memo(("communities", graph), build)
 
-    def community_members(self, graph: GraphName, index: int, first: int) -> list[tuple[Node, float | None]]:
+    def community_members(self, graph: GraphName, index: int, first: int) -> list[NetworkNode]:
         """The first members of one community, with their paper counts."""
         groups = self.communities(graph)
         ids = groups[index][:first] if 0 <= index < len(groups) else []
