@@ -161,21 +161,24 @@ def _induced_edges(g: nx.Graph, nodes: list[str], min_weight: int) -> list[tuple
     adj = g._adj  # the adjacency dicts themselves: views cost more than the work
     order = sorted(nodes)
     chosen = set(order)
+    n = len(order)
     out: list[tuple[str, str, int]] = []
     append = out.append
+    # Weights are compared as stored, then made int: for an integer min_weight and weights >= 0,
+    # w >= min_weight exactly when int(w) >= min_weight.
     for i, a in enumerate(order):
         nbrs = adj.get(a)
         if not nbrs:
             continue
-        if len(order) - i - 1 <= len(nbrs):
+        if n - i - 1 <= len(nbrs):
             get = nbrs.get
             for b in order[i + 1 :]:
                 d = get(b)
-                if d is not None and int(d["weight"]) >= min_weight:
-                    append((a, str(b), int(d["weight"])))
+                if d is not None and d["weight"] >= min_weight:
+                    append((a, b, int(d["weight"])))
         else:
             for b, d in nbrs.items():
-                if b > a and b in chosen and int(d["weight"]) >= min_weight:
+                if b > a and b in chosen and d["weight"] >= min_weight:
                     append((a, str(b), int(d["weight"])))
     out.sort()
     return out
