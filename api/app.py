@@ -147,15 +147,9 @@ class ResponseCacheMiddleware:
         if not headers.get(b"content-type", b"").startswith(b"application/json"):
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        body = await _read_body(receive)
+        if body is None:
+            return  # the client went away
         replayed = False
 
         async def replay() -> Message:
@@ -207,6 +201,18 @@ class ResponseCacheMiddleware:
         while self._entries and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
             old_key, old = self._entries.popitem(last=False)
             self._bytes -= len(old) + len(old_key[2])
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The whole request body, or ``None`` when the client disconnects before sending it."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
 
 async def _send_json(send: Send, status: int, body: bytes) -> None:
@@ -268,15 +274,9 @@ class GraphQLFastPath:
         ):
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        body = await _read_body(receive)
+        if body is None:
+            return  # the client went away
 
         async def replay() -> Message:
             return {"type": "http.request", "body": body, "more_body": False}
