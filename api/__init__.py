@@ -1,1 +1,1 @@
-"""The GraphQL API (strawberry on FastAPI) over a :class:`kg.store.GraphStore`."""
+"""The GraphQL API (strawberry on FastAPI) over a :class:`kg.stores.protocol.GraphStore`."""

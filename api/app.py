@@ -40,7 +40,7 @@ from api.types import intern_all
 from kg.config import Settings, get_settings
 from kg.errors import KGError, StoreUnavailable
 from kg.service import GraphService
-from kg.store import GraphStore
+from kg.stores.protocol import GraphStore
 
 log = logging.getLogger("paperkg.api")
 HEALTH_TIMEOUT_S = 5.0

@@ -13,7 +13,7 @@ from api.loaders import Loaders, Lookup, call_store
 from kg.config import Settings
 from kg.models import Node
 from kg.service import GraphService
-from kg.store import GraphStore
+from kg.stores.protocol import GraphStore
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -12,7 +12,7 @@ from api.schema import build_schema
 from kg.config import Settings, get_settings
 from kg.errors import StoreUnavailable
 from kg.service import GraphService
-from kg.store import GraphStore
+from kg.stores.protocol import GraphStore
 
 
 def execute_query(

@@ -1,6 +1,6 @@
 """Per-request DataLoaders over the store's batch reads, so nested fields never cost N+1 calls.
 
-Every loader is backed by one :class:`kg.store.GraphStore` batch method, whose results come in
+Every loader is backed by one :class:`kg.stores.protocol.GraphStore` batch method, whose results come in
 key order, one per key: exactly what :class:`strawberry.dataloader.DataLoader` requires. Nodes
 that arrive as the far end of a relationship are primed into the node loader, so asking for
 them again by id costs nothing.
@@ -15,7 +15,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, cast
 from strawberry.dataloader import DataLoader
 
 from kg.models import Node, RelType
-from kg.store import Direction, Edge, GraphStore
+from kg.stores.protocol import Direction, Edge, GraphStore
 
 P = ParamSpec("P")
 R = TypeVar("R")

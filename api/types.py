@@ -22,7 +22,7 @@ import strawberry
 from api.context import Context
 from kg.models import Node
 from kg.service import GraphService, by_score, weighted_neighbors
-from kg.store import Edge as StoreEdge
+from kg.stores.protocol import Edge as StoreEdge
 
 Info = strawberry.Info[Context, None]
 NodeT = TypeVar("NodeT")

@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 
 from kg.models import PaperRecord  # noqa: E402
 from kg.networkx_store import NetworkXStore  # noqa: E402
-from kg.store import GraphStore  # noqa: E402
+from kg.stores.protocol import GraphStore  # noqa: E402
 
 DEFAULT_DATA_DIR = Path("/work/shared/data")
 OUT_DIR = ROOT / "bench" / "out"
@@ -165,7 +165,7 @@ def load_neo4j(uri: str, reference: NetworkXStore, data_dir: Path, papers: int) 
     from pydantic import SecretStr
 
     from kg.config import Settings
-    from kg.neo4j_store import open_neo4j_store
+    from kg.stores.neo4j.store import open_neo4j_store
 
     settings = Settings(
         backend="neo4j",

@@ -47,10 +47,10 @@ from kg.config import Settings  # noqa: E402
 from kg.derived import top_concepts  # noqa: E402
 from kg.merge import merge_properties  # noqa: E402
 from kg.models import PaperRecord, RawPaper  # noqa: E402
-from kg.neo4j_store import Neo4jStore, _db_node_properties  # noqa: E402
 from kg.nlp import load_nlp  # noqa: E402
 from kg.pipeline import Pipeline  # noqa: E402
 from kg.readers import read_file  # noqa: E402
+from kg.stores.neo4j.store import Neo4jStore, _db_node_properties  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA_DIR = Path("/work/shared/data")

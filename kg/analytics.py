@@ -30,7 +30,7 @@ from typing import Any, Literal
 import networkx as nx
 
 from kg.models import Relationship
-from kg.store import GraphStore
+from kg.stores.protocol import GraphStore
 
 __all__ = [
     "BETWEENNESS_SAMPLES",
@@ -115,7 +115,7 @@ def projection(store: GraphStore, rel_type: ProjectionType, version: Hashable | 
     """The cached projection of ``COAUTHOR`` or ``CO_OCCURS`` for this store and version.
 
     Args:
-        store: any :class:`kg.store.GraphStore`.
+        store: any :class:`kg.stores.protocol.GraphStore`.
         rel_type: which derived relationship to project.
         version: a token that changes when the graph does (the API passes its own); ``None``
             derives one from ``store.counts()``.

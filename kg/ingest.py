@@ -12,7 +12,7 @@ from typing import TextIO
 from kg.models import RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
-from kg.store import GraphStore
+from kg.stores.protocol import GraphStore
 
 
 @dataclass

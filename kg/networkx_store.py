@@ -33,7 +33,7 @@ from kg.models import (
     StoreCounts,
     UpsertSummary,
 )
-from kg.store import Direction, Edge, SearchHit
+from kg.stores.protocol import Direction, Edge, SearchHit
 from kg.text_index import TextIndex
 
 GRAPH_FILE = "graph.pickle"
@@ -41,7 +41,7 @@ FORMAT_VERSION = 1
 
 
 class NetworkXStore:
-    """:class:`kg.store.GraphStore` on networkx.
+    """:class:`kg.stores.protocol.GraphStore` on networkx.
 
     Args:
         data_dir: where ``graph.pickle`` lives; ``None`` keeps the graph in memory only.

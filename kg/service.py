@@ -1,4 +1,4 @@
-"""Every read the GraphQL API needs, composed from :class:`kg.store.GraphStore` protocol calls.
+"""Every read the GraphQL API needs, composed from :class:`kg.stores.protocol.GraphStore` protocol calls.
 
 Resolvers stay thin: they ask :class:`GraphService` for ids (filtered, resolved, sorted) and
 load nodes through per-request DataLoaders. The service holds the indexes that would be
@@ -38,7 +38,7 @@ from kg.errors import KGError
 from kg.ids import author_id, fold, split_nickname
 from kg.models import Node, RelType, StoreCounts
 from kg.readers.fields import topic_path
-from kg.store import Edge, GraphStore, SearchHit
+from kg.stores.protocol import Edge, GraphStore, SearchHit
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -321,7 +321,7 @@ class GraphService:
     """Store-agnostic reads for the API, with caches invalidated when the store changes.
 
     Args:
-        store: any :class:`kg.store.GraphStore`; treated as read-only.
+        store: any :class:`kg.stores.protocol.GraphStore`; treated as read-only.
         refresh_interval_s: how often (at most) to re-read the store's version; ``0`` checks on
             every call (tests that write between queries).
         tokenizer: the spaCy tokenizer for concept-name keys (default: blank English, the same

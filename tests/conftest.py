@@ -94,7 +94,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
         s: Any = NetworkXStore(tmp_path / "kg")
     else:
-        from kg.neo4j_store import Neo4jStore
+        from kg.stores.neo4j.store import Neo4jStore
 
         driver = request.getfixturevalue("neo4j_driver")
         s = Neo4jStore(driver)

@@ -27,7 +27,7 @@ from fastapi import FastAPI
 from api.app import create_app
 from kg.config import Settings
 from kg.errors import StoreUnavailable
-from kg.store import GraphStore
+from kg.stores.protocol import GraphStore
 
 # The first request on a cold Neo4j also builds the service's indexes: give it time in tests
 # (the timeout test sets its own short limit explicitly).
@@ -131,7 +131,7 @@ def seeded_store(
 
         store: Any = NetworkXStore(Path(tmp_path_factory.mktemp("kg")))
     else:
-        from kg.neo4j_store import Neo4jStore
+        from kg.stores.neo4j.store import Neo4jStore
 
         store = Neo4jStore(request.getfixturevalue("neo4j_driver"))
         store.clear()

@@ -1,6 +1,6 @@
 """The ``GraphStore`` contract, run once per backend through the parametrised ``store`` fixture.
 
-Each test states a promise of :class:`kg.store.GraphStore` (or of the rules in :mod:`kg.merge`
+Each test states a promise of :class:`kg.stores.protocol.GraphStore` (or of the rules in :mod:`kg.merge`
 and :mod:`kg.derived` that every backend follows) and checks it from the outside: what an
 upsert reports and what the reads return afterwards.
 """
@@ -18,7 +18,7 @@ from kg.derived import CO_OCCURS_TOP_K
 from kg.errors import GraphStoreError
 from kg.ids import fold
 from kg.models import LABELS, REL_TYPES, Node, PaperRecord, Properties, Relationship
-from kg.store import GraphStore
+from kg.stores.protocol import GraphStore
 
 SEED_NODES = {"Paper": 58, "Venue": 2, "Author": 108, "Topic": 19}
 SEED_RELS = {"HAS_TOPIC": 20, "AUTHORED": 110}

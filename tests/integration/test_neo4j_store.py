@@ -21,14 +21,14 @@ import neo4j
 import pytest
 from pydantic import SecretStr
 
-from kg import neo4j_queries
 from kg.cli import main
 from kg.config import Settings
 from kg.errors import GraphStoreError, StoreUnavailable
 from kg.export import to_json
 from kg.models import Node, PaperRecord, Relationship
-from kg.neo4j_store import Neo4jStore, open_neo4j_store
 from kg.networkx_store import NetworkXStore
+from kg.stores.neo4j import queries as neo4j_queries
+from kg.stores.neo4j.store import Neo4jStore, open_neo4j_store
 
 # The same places tests/conftest.py uses (not imported: plain `pytest` has no `tests` package).
 ROOT = Path(__file__).resolve().parents[2]
@@ -292,7 +292,7 @@ def test_a_batch_over_the_servers_transaction_memory_is_split_not_lost(
     with neo4j.GraphDatabase.driver(uri, auth=("neo4j", password)) as driver:
         store = Neo4jStore(driver, batch_size=500)
         store.clear()
-        with caplog.at_level("WARNING", logger="kg.neo4j_store"):
+        with caplog.at_level("WARNING", logger="kg.stores.neo4j.store"):
             summary = store.upsert(seed_records)  # one batch: over 2 MiB on the server
         assert (summary.added, summary.updated, summary.unchanged) == (len(seed_records), 0, 0)
         assert "exceeded Neo4j's transaction memory" in caplog.text

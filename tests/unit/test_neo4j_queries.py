@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from kg import neo4j_queries as q
 from kg.errors import GraphStoreError
 from kg.models import DERIVED_REL_TYPES, LABELS, REL_TYPES
+from kg.stores.neo4j import queries as q
 
 EVIL = "Paper) DETACH DELETE n //"
 VALUE = "s3cr3t-value-'; MATCH (x) DETACH DELETE x"

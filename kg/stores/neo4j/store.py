@@ -1,4 +1,4 @@
-"""The Neo4j backend: :class:`kg.store.GraphStore` over the official driver (Bolt).
+"""The Neo4j backend: :class:`kg.stores.protocol.GraphStore` over the official driver (Bolt).
 
 Writes. One upsert is one write transaction (retried on transient errors, see
 :meth:`Neo4jStore._write_transaction`), so a failed batch leaves nothing behind. Inside it:
@@ -22,7 +22,7 @@ upserts take no lock. A batch larger than one transaction may hold on the server
 (``db.memory.transaction.max``, or ``dbms.memory.transaction.total.max``: 70% of the heap by
 default) is split in halves, each its own transaction, rather than failing the ingest.
 
-All Cypher lives in :mod:`kg.neo4j_queries`.
+All Cypher lives in :mod:`kg.stores.neo4j.queries`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from kg import neo4j_queries as q
 from kg.collector import collector_paused
 from kg.config import Settings
 from kg.derived import new_pairs, top_concepts
@@ -66,7 +65,8 @@ from kg.models import (
     StoreCounts,
     UpsertSummary,
 )
-from kg.store import Direction, Edge, SearchHit
+from kg.stores.neo4j import queries as q
+from kg.stores.protocol import Direction, Edge, SearchHit
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -275,7 +275,7 @@ class _Batch:
 
 
 class Neo4jStore:
-    """:class:`kg.store.GraphStore` on Neo4j 5; the caller owns the driver.
+    """:class:`kg.stores.protocol.GraphStore` on Neo4j 5; the caller owns the driver.
 
     Args:
         driver: an open ``neo4j.Driver``; never created here (see :func:`open_neo4j_store`).

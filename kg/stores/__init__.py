@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from kg.config import Settings
 from kg.networkx_store import NetworkXStore
-from kg.store import GraphStore
+from kg.stores.protocol import GraphStore
 
 
 def open_store(settings: Settings) -> GraphStore:
     """The store named by ``settings.backend``; Neo4j errors are :class:`StoreUnavailable`."""
     if settings.backend == "neo4j":
-        from kg.neo4j_store import open_neo4j_store  # the driver is only needed for Neo4j
+        from kg.stores.neo4j.store import open_neo4j_store  # the driver is only needed for Neo4j
 
         return open_neo4j_store(settings)
     return NetworkXStore(settings.data_dir)
