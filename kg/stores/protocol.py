@@ -1,13 +1,27 @@
-"""The ``GraphStore`` protocol: the one interface both backends implement.
+"""The store protocols: :class:`GraphStore` (writes and whole-graph operations) and
+:class:`ReadStore` (every read the API serves, answered by the database itself).
 
-Batch reads return results in key order, one per key (``None`` or ``[]`` when missing), because
-the API's DataLoaders depend on it; the contract suite in ``tests/contract`` checks this for
-every backend.
+Why two layers: the API must scale with the database, not with a copy of it. Every query the
+GraphQL API serves is one method here, implemented once as SQL (``kg.stores.sqlite``) and once
+as Cypher (``kg.stores.neo4j``); the read modules in ``kg.read`` compose them and hold no
+whole-graph state. ``tests/contract`` asserts the same answers from both stores.
+
+Ordering rules every backend follows (the contract suite checks them):
+
+- batch reads return results in key order, one per key (``None`` or ``[]`` when missing), because
+  the API's DataLoaders depend on it;
+- paper lists are sorted newest first (no year last), then by folded title, then id, unless a
+  text search ranks them;
+- weighted neighbour lists are sorted heaviest first, then by id;
+- listings "by paper count" are sorted by count descending, then folded name, then id.
+
+Hidden state never shows: internal properties (lookup keys, sort keys) are stripped on read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
 from kg.models import (
@@ -22,6 +36,8 @@ from kg.models import (
 )
 
 Direction = Literal["out", "in", "both"]
+PairType = Literal["COAUTHOR", "CO_OCCURS"]
+ListOrder = Literal["PAPER_COUNT", "NAME"]
 
 
 class Edge(NamedTuple):
@@ -38,13 +54,55 @@ class SearchHit(NamedTuple):
     score: float
 
 
+class Weighted(NamedTuple):
+    """A neighbour over a weighted pair relationship (``COAUTHOR``/``CO_OCCURS``)."""
+
+    id: str
+    weight: int
+
+
+class PairEdge(NamedTuple):
+    """An undirected weighted tie, ``source < target``."""
+
+    source: str
+    target: str
+    weight: int
+
+
+@dataclass(frozen=True)
+class PaperQuery:
+    """Conditions on papers, all of which must hold (ids already resolved by ``kg.read``).
+
+    ``concepts``: papers that mention or introduce any of these concept ids (the caller expands
+    the narrower closure); with ``about_only`` a ``MENTIONS`` counts only when ``about`` is true
+    (``INTRODUCES`` always counts). ``venues`` / ``topics``: any of these ids. ``text``: full-text
+    match over title and abstract; results are then ranked by relevance.
+    """
+
+    concepts: tuple[str, ...] | None = None
+    about_only: bool = False
+    author: str | None = None
+    venues: tuple[str, ...] | None = None
+    topics: tuple[str, ...] | None = None
+    year: int | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Page:
+    """One window of an ordered result: the ids in it and the size of the whole result."""
+
+    ids: list[str]
+    total: int
+
+
 @runtime_checkable
 class GraphStore(Protocol):
     """Where the graph lives. Writes are idempotent upserts; reads never mutate.
 
     Example:
-        >>> from kg.networkx_store import NetworkXStore
-        >>> store = NetworkXStore()  # in memory, not persisted
+        >>> from kg.stores.sqlite import SQLiteStore
+        >>> store = SQLiteStore(None)  # in memory, not persisted
         >>> store.counts().nodes["Paper"]
         0
     """
@@ -54,10 +112,14 @@ class GraphStore(Protocol):
     def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:
         """Merge papers with their nodes and relationships; derived COAUTHOR/CO_OCCURS follow.
 
-        Existing properties are kept unless the record gives a non-null value; list properties
-        named in ``kg.merge.UNION_LIST_PROPERTIES`` are unioned. The batch is atomic: on error
-        nothing of it is visible.
+        Existing properties are kept unless the record gives a non-null value (``kg.merge``).
+        The batch is one transaction: on error nothing of it is visible; the store version is
+        bumped in the same transaction when anything changed.
         """
+        ...
+
+    def version(self) -> int:
+        """A monotonic counter bumped by every write transaction that changed something."""
         ...
 
     def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
@@ -65,7 +127,8 @@ class GraphStore(Protocol):
         ...
 
     def nodes_by_label(self, label: Label) -> list[Node]:
-        """Every node with this label, sorted by id."""
+        """Every node with this label, sorted by id. Only for small labels (Venue, Topic) and
+        whole-graph commands (export); the API never asks for Paper, Author or Concept."""
         ...
 
     def neighbors_many(
@@ -82,7 +145,7 @@ class GraphStore(Protocol):
         ...
 
     def relationships(self, rel_type: RelType) -> list[Relationship]:
-        """All relationships of one type, sorted by (start, end): projections for analytics."""
+        """All relationships of one type, sorted by (start, end): export and bulk tools only."""
         ...
 
     def search(self, text: str, limit: int = 20) -> list[SearchHit]:
@@ -98,7 +161,7 @@ class GraphStore(Protocol):
         ...
 
     def flush(self) -> None:
-        """Make every upsert so far durable (the embedded store writes its file atomically)."""
+        """Make every upsert so far durable (a no-op where each batch commits)."""
         ...
 
     def ping(self) -> None:
@@ -111,4 +174,74 @@ class GraphStore(Protocol):
 
     def close(self) -> None:
         """Release resources; the store is unusable afterwards."""
+        ...
+
+
+@runtime_checkable
+class ReadStore(GraphStore, Protocol):
+    """The API's reads, each one query in the database. Every result is bounded by its arguments."""
+
+    # -- names ---------------------------------------------------------------------------------
+    def concepts_by_keys(self, keys: Sequence[str]) -> list[str | None]:
+        """For each :mod:`kg.names` key (in key order), the concept it names, or ``None``.
+
+        When several concepts share a key, curated (``source: vocabulary``) beats discovered, a
+        name beats an alias, then the smallest id wins.
+        """
+        ...
+
+    def concepts_with_key_suffix(self, loose_key: str, limit: int) -> list[str]:
+        """Concepts whose name or alias loose key ends with the words of ``loose_key`` (and is
+        longer), sorted by id: the candidates of the head-noun rule ("bandits")."""
+        ...
+
+    def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
+        """``concept_id`` and every concept below it over ``BROADER``, at most ``limit``, sorted by
+        id after the first (which is ``concept_id`` itself, when it exists)."""
+        ...
+
+    def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
+        """For each folded author name key, the author it names (smallest id on ties), or ``None``."""
+        ...
+
+    # -- listings ------------------------------------------------------------------------------
+    def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
+        """Papers matching ``query`` in result order, ``limit`` of them from ``offset``, and the total."""
+        ...
+
+    def paper_count(self, query: PaperQuery) -> int:
+        """How many papers match ``query`` (equal to ``papers(query, 0, 0).total``)."""
+        ...
+
+    def list_concepts(
+        self, search: str | None, kind: str | None, order: ListOrder, offset: int, limit: int
+    ) -> Page:
+        """Concepts whose folded name or alias contains ``search`` (or whose loose key does),
+        of one kind, by paper count (``MENTIONS`` in-degree) or by name."""
+        ...
+
+    def list_authors(self, search: str | None, order: ListOrder, offset: int, limit: int) -> Page:
+        """Authors whose folded name or nickname contains ``search``, by paper count or name."""
+        ...
+
+    # -- networks ------------------------------------------------------------------------------
+    def weighted_neighbors(
+        self, ids: Sequence[str], pair: PairType, min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        """For each id, at most ``limit`` neighbours over ``pair`` with weight >= ``min_weight``,
+        heaviest first, then by id."""
+        ...
+
+    def pair_edges_among(self, ids: Sequence[str], pair: PairType, min_weight: int) -> list[PairEdge]:
+        """Every ``pair`` tie among ``ids`` with weight >= ``min_weight``, sorted."""
+        ...
+
+    def strongest_nodes(self, pair: PairType, min_weight: int, limit: int) -> tuple[list[str], bool]:
+        """The ``limit`` nodes with the highest weighted degree over ties of ``min_weight`` or more
+        (then by id), and whether more such nodes exist."""
+        ...
+
+    def heaviest_pairs(self, pair: PairType, limit: int) -> list[PairEdge]:
+        """At most ``limit`` ties, heaviest first then (source, target): the bounded projection
+        graph algorithms run on."""
         ...
