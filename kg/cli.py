@@ -12,6 +12,7 @@ from typing import Any
 
 from kg.config import Settings
 from kg.errors import ConfigError, KGError
+from kg.stores.protocol import ReadStore
 
 
 def _out(text: str = "") -> None:
@@ -20,6 +21,19 @@ def _out(text: str = "") -> None:
 
 def _err(text: str) -> None:
     sys.stderr.write(text + "\n")
+
+
+def _open_store(settings: Settings) -> ReadStore:
+    """The configured store; says once when an old pickled graph sits next to it (never loaded)."""
+    if settings.backend == "sqlite":
+        from kg.stores.sqlite import legacy_pickle_notice
+
+        notice = legacy_pickle_notice(settings.data_dir)
+        if notice:
+            _err(notice)
+    from kg.stores import open_store
+
+    return open_store(settings)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -105,10 +119,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from kg.ingest import Progress, ingest
     from kg.nlp import load_nlp
     from kg.pipeline import Pipeline
-    from kg.stores import open_store
-
     settings = _settings(args)
-    store = open_store(settings)
+    store = _open_store(settings)
     try:
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
@@ -124,9 +136,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from kg.stores import open_store
-
-    store = open_store(_settings(args))
+    store = _open_store(_settings(args))
     try:
         counts = store.counts()
     finally:
@@ -145,9 +155,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from kg.export import to_cypher, to_graphml, to_json
-    from kg.stores import open_store
-
-    store = open_store(_settings(args))
+    store = _open_store(_settings(args))
     try:
         graph = store.export()
     finally:

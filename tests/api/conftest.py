@@ -118,7 +118,7 @@ class StoreProxy:
 @pytest.fixture(
     scope="session",
     params=[
-        pytest.param("memory", id="memory"),
+        pytest.param("sqlite", id="sqlite"),
         pytest.param("neo4j", id="neo4j", marks=pytest.mark.neo4j),
     ],
 )
@@ -126,10 +126,10 @@ def seeded_store(
     request: pytest.FixtureRequest, seed_records: list[Any], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GraphStore]:
     """A store of each backend holding the three seed listings (read-only in these tests)."""
-    if request.param == "memory":
-        from kg.networkx_store import NetworkXStore
+    if request.param == "sqlite":
+        from kg.stores.sqlite import SQLiteStore
 
-        store: Any = NetworkXStore(Path(tmp_path_factory.mktemp("kg")))
+        store: Any = SQLiteStore(Path(tmp_path_factory.mktemp("kg")))
     else:
         from kg.stores.neo4j.store import Neo4jStore
 
