@@ -266,7 +266,7 @@ class _ReopeningStore:
             self._inner.close()
 
 
-def _open(settings: Settings) -> GraphStore:
+def _open(settings: Settings) -> ReadStore:
     from kg.stores import open_store
 
     try:
@@ -278,7 +278,7 @@ def _open(settings: Settings) -> GraphStore:
 
 def create_app(
     settings: Settings | None = None,
-    store: GraphStore | None = None,
+    store: ReadStore | None = None,
     *,
     response_cache_size: int | None = None,
     warm: bool | None = None,

@@ -1,7 +1,7 @@
 # strawberry.field(description=...) is typed as returning Any, which strict mypy reports on every
 # resolver; the resolvers themselves are fully annotated.
 # mypy: disable-error-code="untyped-decorator"
-"""The GraphQL schema: ``Query`` (thin resolvers over :class:`kg.read.service.ReadService`) and its protection.
+"""The GraphQL schema: ``Query`` (thin resolvers over :class:`kg.read.service.ReadService`), its protection.
 
 Protection: :class:`~strawberry.extensions.QueryDepthLimiter` and
 :class:`~strawberry.extensions.MaxAliasesLimiter` from settings, page sizes capped at

@@ -119,6 +119,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from kg.ingest import Progress, ingest
     from kg.nlp import load_nlp
     from kg.pipeline import Pipeline
+
     settings = _settings(args)
     store = _open_store(settings)
     try:
@@ -155,6 +156,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from kg.export import to_cypher, to_graphml, to_json
+
     store = _open_store(_settings(args))
     try:
         graph = store.export()

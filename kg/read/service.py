@@ -328,11 +328,10 @@ class ReadService:
 
         def build() -> list[list[str]]:
             groups = analytics.communities(self._projection(graph))
-            counted = "AUTHORED" if graph == "COAUTHOR" else "MENTIONS"
-            direction = "out" if graph == "COAUTHOR" else "in"
             out = []
             for group in groups:
-                counts = dict(zip(group, self.store.degree_many(group, counted, direction), strict=True))
+                degrees = self.store.degree_many(group, *networks.paper_degree(_pair(graph)))
+                counts = dict(zip(group, degrees, strict=True))
                 out.append(sorted(group, key=lambda n: (-counts.get(n, 0), n)))
             return out
 

@@ -26,9 +26,9 @@ from kg.config import Settings
 from kg.errors import GraphStoreError, StoreUnavailable
 from kg.export import to_json
 from kg.models import Node, PaperRecord, Relationship
-from kg.stores.sqlite import SQLiteStore
 from kg.stores.neo4j import queries as neo4j_queries
 from kg.stores.neo4j.store import Neo4jStore, open_neo4j_store
+from kg.stores.sqlite import SQLiteStore
 
 # The same places tests/conftest.py uses (not imported: plain `pytest` has no `tests` package).
 ROOT = Path(__file__).resolve().parents[2]

@@ -202,9 +202,9 @@ class _Batch:
                 self.props[nid] = schema.loads(blob)
                 self.labels[nid] = label
         keys = list(dict.fromkeys(rel.key for r in self.records for rel in r.relationships))
-        for chunk in chunked(keys, 300):
-            marks = ",".join("(?,?,?)" for _ in chunk)
-            flat = [v for k in chunk for v in k]
+        for triples in chunked(keys, 300):
+            marks = ",".join("(?,?,?)" for _ in triples)
+            flat = [v for k in triples for v in k]
             for start, typ, end, blob in self.c.execute(
                 f'SELECT start, type, "end", props FROM rels WHERE (start, type, "end") IN (VALUES {marks})',
                 flat,
@@ -239,9 +239,9 @@ class _Batch:
         }
         if not unknown:
             return
-        ids = sorted({u[0] for u in unknown})
+        missing = sorted({u[0] for u in unknown})
         found: set[str] = set()
-        for chunk in chunked(ids):
+        for chunk in chunked(missing):
             marks = ",".join("?" * len(chunk))
             found.update(
                 row[0] for row in self.c.execute(f"SELECT id FROM nodes WHERE id IN ({marks})", chunk)
@@ -325,7 +325,8 @@ class _Batch:
             new_rows,
         )
         c.executemany(
-            "UPDATE nodes SET props=?, name=?, sort_key=?, year=?, kind=?, source=?, search_text=? WHERE id=?",
+            "UPDATE nodes SET props=?, name=?, sort_key=?, year=?, kind=?, source=?, search_text=? "
+            "WHERE id=?",
             update_rows,
         )
         self._write_keys_and_text()
