@@ -23,14 +23,19 @@ def _err(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
-def _open_store(settings: Settings) -> ReadStore:
-    """The configured store; says once when an old pickled graph sits next to it (never loaded)."""
+def _legacy_notice(settings: Settings) -> None:
+    """Say once when an old pickled graph sits in the data dir (it is never loaded)."""
     if settings.backend == "sqlite":
         from kg.stores.sqlite import legacy_pickle_notice
 
         notice = legacy_pickle_notice(settings.data_dir)
         if notice:
             _err(notice)
+
+
+def _open_store(settings: Settings) -> ReadStore:
+    """The configured store, after :func:`_legacy_notice`."""
+    _legacy_notice(settings)
     from kg.stores import open_store
 
     return open_store(settings)
@@ -178,7 +183,9 @@ def cmd_query(args: argparse.Namespace) -> int:
     if document.startswith("@"):
         document = Path(document[1:]).read_text(encoding="utf-8")
     variables = json.loads(args.variables) if args.variables else None
-    result = execute_query(document, variables, settings=_settings(args))
+    settings = _settings(args)
+    _legacy_notice(settings)
+    result = execute_query(document, variables, settings=settings)
     _out(json.dumps(result, indent=2, ensure_ascii=False))
     return 0 if not result.get("errors") else 1
 
@@ -189,6 +196,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from api.app import create_app
 
     settings = _settings(args)
+    _legacy_notice(settings)
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1 (got {args.workers})")
     _err(f"GraphQL (GraphiQL in a browser) at http://{args.host}:{args.port}/graphql")
