@@ -89,11 +89,14 @@ class SQLiteStore(SQLiteReads):
         except (OSError, sqlite3.Error) as e:
             raise GraphStoreError(f"cannot open the store at {self.path}: {e}") from e
         self._conn = conn
+        self._known = _Known()
         try:
             self._setup()
         except sqlite3.Error as e:
             conn.close()
             raise GraphStoreError(_describe(e, self.path)) from e
+
+    _known: _Known
 
     def _setup(self) -> None:
         c = self._conn
@@ -153,7 +156,17 @@ class SQLiteStore(SQLiteReads):
         if not records:
             return UpsertSummary()
         with self._write() as c:
-            return _Batch(c, records).apply()
+            version = int(c.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
+            if version != self._known.version:
+                self._known.clear(version)
+            batch = _Batch(c, records, self._known)
+            try:
+                summary = batch.apply()
+            except BaseException:
+                self._known.clear(None)
+                raise
+        self._known.remember(batch, version + 1 if batch.wrote else version)
+        return summary
 
     def flush(self) -> None:
         return None
@@ -173,11 +186,46 @@ class SQLiteStore(SQLiteReads):
             self._conn.close()
 
 
+class _Known:
+    """What this process last wrote or read of the nodes and relationships that batches repeat
+    (vocabulary concepts, their BROADER links, authors, venues, topics), valid while the store
+    version is the one our last commit left: then no other writer changed anything, and a
+    repeated node needs neither a read nor a merge against the database. Bounded."""
+
+    MAX = 200_000
+    REPEATED_RELS = frozenset({"BROADER", "SUBTOPIC_OF"})
+
+    def __init__(self) -> None:
+        self.version: int | None = None
+        self.nodes: dict[str, tuple[str, Properties]] = {}
+        self.rels: dict[RelKey, Properties] = {}
+
+    def clear(self, version: int | None) -> None:
+        self.version = version
+        self.nodes.clear()
+        self.rels.clear()
+
+    def remember(self, batch: _Batch, version: int) -> None:
+        if len(self.nodes) > self.MAX or len(self.rels) > self.MAX:
+            self.nodes.clear()
+            self.rels.clear()
+        for nid, props in batch.props.items():
+            label = batch.labels[nid]
+            if label != "Paper":
+                self.nodes[nid] = (label, props)
+        for key, props in batch.rels.items():
+            if key[1] in self.REPEATED_RELS:
+                self.rels[key] = props
+        self.version = version
+
+
 class _Batch:
     """The plan of one upsert transaction: read what the batch touches, merge, write."""
 
-    def __init__(self, conn: sqlite3.Connection, records: Sequence[PaperRecord]) -> None:
+    def __init__(self, conn: sqlite3.Connection, records: Sequence[PaperRecord], known: _Known) -> None:
         self.c = conn
+        self.known = known
+        self.wrote = False
         self.records = records
         self.props: dict[str, Properties] = {}
         self.labels: dict[str, str] = {}
@@ -194,22 +242,37 @@ class _Batch:
         node_ids = list(
             dict.fromkeys(n.id for r in self.records for n in itertools.chain([r.paper], r.nodes))
         )
-        for chunk in chunked(node_ids):
+        unknown: list[str] = []
+        for nid in node_ids:
+            hit = self.known.nodes.get(nid)
+            if hit is None:
+                unknown.append(nid)
+            else:
+                self.labels[nid], self.props[nid] = hit
+        for chunk in chunked(unknown):
             marks = ",".join("?" * len(chunk))
             for nid, label, blob in self.c.execute(
                 f"SELECT id, label, props FROM nodes WHERE id IN ({marks})", chunk
             ):
                 self.props[nid] = schema.loads(blob)
                 self.labels[nid] = label
-        keys = list(dict.fromkeys(rel.key for r in self.records for rel in r.relationships))
-        for triples in chunked(keys, 300):
-            marks = ",".join("(?,?,?)" for _ in triples)
-            flat = [v for k in triples for v in k]
-            for start, typ, end, blob in self.c.execute(
-                f'SELECT start, type, "end", props FROM rels WHERE (start, type, "end") IN (VALUES {marks})',
-                flat,
-            ):
-                self.rels[(start, typ, end)] = schema.loads(blob)
+        # The batch's relationship keys go into a temporary table joined on the primary key: a
+        # row-value IN (VALUES ...) list is not matched against the index and scans every row.
+        keys = []
+        for key in dict.fromkeys(rel.key for r in self.records for rel in r.relationships):
+            cached = self.known.rels.get(key)
+            if cached is None:
+                keys.append(key)
+            else:
+                self.rels[key] = cached
+        self.c.execute('CREATE TEMP TABLE IF NOT EXISTS batch_keys (start TEXT, type TEXT, "end" TEXT)')
+        self.c.execute("DELETE FROM batch_keys")
+        self.c.executemany("INSERT INTO batch_keys VALUES (?,?,?)", keys)
+        for start, typ, end, blob in self.c.execute(
+            'SELECT r.start, r.type, r."end", r.props FROM batch_keys k JOIN rels r '
+            'ON r.start = k.start AND r.type = k.type AND r."end" = k."end"'
+        ):
+            self.rels[(start, typ, end)] = schema.loads(blob)
         papers = [r.paper.id for r in self.records if r.paper.id in self.props]
         for pid in {r.paper.id for r in self.records}:
             self.authors[pid] = set()
@@ -282,6 +345,7 @@ class _Batch:
                 summary.unchanged += 1
         if self.changed_nodes or self.changed_rels or self.pair_delta:
             self._write()
+            self.wrote = True
         return summary
 
     def _merge_node(self, nid: str, label: str, props: Properties) -> bool:
