@@ -26,7 +26,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.fastapi import GraphQLRouter
 
 from api.context import get_context
-from api.loaders import call_store
+from api.guard import RequestGuardMiddleware
+from api.lanes import HEALTH, run_in
 from api.schema import build_schema
 from kg.config import Settings, get_settings
 from kg.errors import KGError, StoreUnavailable
@@ -352,7 +353,7 @@ def create_app(
     async def healthz() -> JSONResponse:
         active: GraphStore = app.state.store
         try:
-            await asyncio.wait_for(asyncio.to_thread(active.ping), HEALTH_TIMEOUT_S)
+            await asyncio.wait_for(run_in(HEALTH, active.ping), HEALTH_TIMEOUT_S)
         except (KGError, TimeoutError) as e:
             reason = str(e) or f"no answer within {HEALTH_TIMEOUT_S:g} s"
             return JSONResponse(
@@ -362,9 +363,11 @@ def create_app(
 
     async def version() -> Hashable:
         service: ReadService = app.state.service
-        return await call_store(service.store.backend_name != "sqlite", service.version)
+        return await run_in(HEALTH, service.version)
 
-    # Added innermost first: CORS wraps the timeout, which wraps the response cache.
+    # Added innermost first: CORS wraps the timeout, which wraps the response cache, which
+    # wraps the gate that refuses hostile requests before any parsing they could make expensive.
+    app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(ResponseCacheMiddleware, version=version, max_entries=cache_size)
     app.add_middleware(RequestTimeoutMiddleware, timeout_s=cfg.request_timeout_s)
     if cfg.cors_origins:

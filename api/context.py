@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 from starlette.requests import Request
 from strawberry.fastapi import BaseContext
 
+from api.lanes import HEAVY, run_in
 from api.loaders import Loaders, Lookup, call_store
+from kg import deadline
 from kg.config import Settings
 from kg.models import Node
 from kg.read.service import ReadService
@@ -25,8 +26,8 @@ class Context(BaseContext):
     Args:
         service: the app-wide :class:`kg.read.service.ReadService` (its store is ``store``).
         settings: limits such as ``max_page_size``.
-        offload: run blocking store calls in worker threads (network backends); the embedded
-            store answers in microseconds, so a thread hop would cost more than the query.
+        offload: run blocking store calls in worker threads (the server always does, so a slow
+            query never blocks the event loop; ``kg query`` runs them inline).
     """
 
     def __init__(self, service: ReadService, settings: Settings, offload: bool | None = None) -> None:
@@ -34,7 +35,7 @@ class Context(BaseContext):
         self.service = service
         self.store: ReadStore = service.store
         self.settings = settings
-        self.offload = service.store.backend_name != "sqlite" if offload is None else offload
+        self.offload = True if offload is None else offload
         self.loaders = Loaders(self.store, offload=self.offload)
         # Links every page of papers or co-authors asks for: one store query per level.
         self.paper_authors: Lookup[str, list[Node]] = Lookup(service.paper_authors_many, self.offload)
@@ -46,11 +47,15 @@ class Context(BaseContext):
         return await call_store(self.offload, fn, *args, **kwargs)
 
     async def compute(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-        """A CPU-heavy call (graph analytics), always in a worker thread so the loop stays free."""
-        return await asyncio.to_thread(fn, *args, **kwargs)
+        """A heavy call (graph analytics, whole-graph aggregates) in the heavy lane, so a burst of
+        them never delays cheap lookups."""
+        if not self.offload:
+            return fn(*args, **kwargs)
+        return await run_in(HEAVY, fn, *args, **kwargs)
 
 
 async def get_context(request: Request) -> Context:
     """``context_getter`` for the GraphQL router: new loaders for every request."""
     state = request.app.state
+    deadline.start(state.settings.request_timeout_s)
     return Context(service=state.service, settings=state.settings)

@@ -8,12 +8,12 @@ them again by id costs nothing.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Coroutine, Generator, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar, cast
 
 from strawberry.dataloader import DataLoader
 
+from api.lanes import LIGHT, run_in
 from kg.models import Node, RelType
 from kg.stores.protocol import Direction, Edge, GraphStore
 
@@ -25,14 +25,11 @@ T = TypeVar("T")
 
 
 async def call_store(offload: bool, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """Run a blocking store (or service) call, in a worker thread when ``offload`` is set.
-
-    A network backend blocks on I/O, so it runs in a thread and other requests proceed; the
-    embedded store answers from memory in microseconds, where a thread hop would cost more
-    than the call (and the GIL serialises it anyway).
-    """
+    """Run a blocking store (or service) call in the light lane (:mod:`api.lanes`) when
+    ``offload`` is set, so the event loop keeps serving other requests and ``/healthz``;
+    ``kg query`` (one request, no server) runs it inline."""
     if offload:
-        return await asyncio.to_thread(fn, *args, **kwargs)
+        return await run_in(LIGHT, fn, *args, **kwargs)
     return fn(*args, **kwargs)
 
 
@@ -44,8 +41,7 @@ class Loaders:
         offload: run store calls in worker threads (see :func:`call_store`).
 
     Example:
-        >>> import asyncio
-        >>> from kg.stores.sqlite import SQLiteStore
+        >>>         >>> from kg.stores.sqlite import SQLiteStore
         >>> async def missing() -> Node | None:
         ...     return await Loaders(SQLiteStore(None)).nodes.load("paper:missing")
         >>> asyncio.run(missing()) is None

@@ -65,6 +65,7 @@ from api.types import (
     search_hit,
 )
 from kg.config import Settings
+from kg.deadline import QueryTimeout
 from kg.errors import GraphStoreError, StoreUnavailable
 from kg.read.service import InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
 
@@ -282,7 +283,7 @@ class Query:
     @strawberry.field(description="Full-text search over paper titles/abstracts and concept names/aliases.")
     async def search(self, info: Info, text: str, first: int | None = 20) -> list[SearchHit]:
         n = check_first(info, first)
-        hits = await info.context.call(info.context.service.search, text, n)
+        hits = await info.context.compute(info.context.service.search, text, n)
         return [search_hit(h.node, h.score, info.context) for h in hits]
 
     @strawberry.field(description="Node counts per label and relationship counts per type.")
@@ -309,10 +310,14 @@ def classify(error: GraphQLError) -> tuple[str, str, dict[str, Any]]:
             "GRAPHQL_PARSE_FAILED" if isinstance(error, GraphQLSyntaxError) else "GRAPHQL_VALIDATION_FAILED"
         )
         return code, error.message, {}
+    if isinstance(original, GraphQLError):  # a variable that does not coerce (e.g. a 30-digit Int)
+        return "BAD_USER_INPUT", error.message, {}
     if isinstance(original, UnknownName):
         return "BAD_USER_INPUT", str(original), {"suggestions": original.suggestions}
     if isinstance(original, InvalidArgument | ServiceError):
         return "BAD_USER_INPUT", str(original), {}
+    if isinstance(original, QueryTimeout):
+        return "TIMEOUT", f"{original} (KG_REQUEST_TIMEOUT_S); narrow the query", {}
     if isinstance(original, StoreUnavailable):
         return "STORE_UNAVAILABLE", f"graph store unavailable: {original}", {}
     if isinstance(original, GraphStoreError):

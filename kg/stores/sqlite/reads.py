@@ -81,9 +81,13 @@ class SQLiteReads:
     def _errors(self) -> AbstractContextManager[None]:  # implemented by the store
         raise NotImplementedError
 
+    def _reader(self) -> sqlite3.Connection:  # implemented by the store
+        raise NotImplementedError
+
     def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._lock, self._errors():
-            return self._conn.execute(sql, params).fetchall()
+        """Rows of one read, on this thread's read connection (readers run side by side)."""
+        with self._errors():
+            return self._reader().execute(sql, params).fetchall()
 
     # -- basics --------------------------------------------------------------------------------
     def version(self) -> int:

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from kg import deadline
 from kg.derived import new_pairs, top_concepts
 from kg.errors import GraphStoreError
 from kg.merge import merge_properties
@@ -90,6 +91,8 @@ class SQLiteStore(SQLiteReads):
             raise GraphStoreError(f"cannot open the store at {self.path}: {e}") from e
         self._conn = conn
         self._known = _Known()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
         try:
             self._setup()
         except sqlite3.Error as e:
@@ -134,8 +137,39 @@ class SQLiteStore(SQLiteReads):
     def _errors(self) -> Iterator[None]:
         try:
             yield
+        except sqlite3.OperationalError as e:
+            if "interrupted" in str(e) and deadline.expired():
+                raise deadline.QueryTimeout(
+                    "the query ran past the request's time limit and was stopped"
+                ) from e
+            raise GraphStoreError(_describe(e, self.path)) from e
         except sqlite3.Error as e:
             raise GraphStoreError(_describe(e, self.path)) from e
+
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read-only connection (WAL readers never block each other or the writer);
+        an in-memory store has only its one connection."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            if self.path == ":memory:":
+                return _Locked(self._conn, self._lock)  # type: ignore[return-value]
+            try:
+                conn = sqlite3.connect(
+                    f"file:{self.path}?mode=ro",
+                    uri=True,
+                    timeout=BUSY_TIMEOUT_S,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                conn.execute("PRAGMA query_only = ON")
+                conn.execute("PRAGMA mmap_size = 268435456")
+            except sqlite3.Error as e:
+                raise GraphStoreError(_describe(e, self.path)) from e
+            conn.set_progress_handler(_stop_when_expired, PROGRESS_STEPS)
+            self._local.conn = conn
+            with self._lock:
+                self._readers.append(conn)
+        return conn
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -178,12 +212,45 @@ class SQLiteStore(SQLiteReads):
             c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 
     def ping(self) -> None:
-        with self._lock, self._errors():
-            self._conn.execute("SELECT 1").fetchone()
+        with self._errors():
+            self._reader().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
 
     def close(self) -> None:
         with self._lock:
+            for reader in self._readers:
+                reader.close()
             self._conn.close()
+
+
+PROGRESS_STEPS = 20_000  # SQLite VM steps between deadline checks (~0.1-1 ms)
+
+
+def _stop_when_expired() -> int:
+    """SQLite progress handler: a non-zero answer aborts the running statement."""
+    return 1 if deadline.expired() else 0
+
+
+class _Locked:
+    """The in-memory store's single connection, used under the store's lock."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
+        self._conn = conn
+        self._lock = lock
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> _Rows:
+        with self._lock:
+            return _Rows(self._conn.execute(sql, params).fetchall())
+
+
+class _Rows:
+    def __init__(self, rows: list[object]) -> None:
+        self._rows = rows
+
+    def fetchall(self) -> list[object]:
+        return self._rows
+
+    def fetchone(self) -> object | None:
+        return self._rows[0] if self._rows else None
 
 
 class _Known:
