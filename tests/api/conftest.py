@@ -95,6 +95,7 @@ class StoreProxy:
         self.calls: Counter[str] = Counter()
         self.down = False
         self.delay_s = 0.0
+        self.slow: dict[str, float] = {}  # method -> seconds each call of it takes
 
     def __getattr__(self, name: str) -> Any:
         target = getattr(self._inner, name)
@@ -105,8 +106,8 @@ class StoreProxy:
             self.calls[name] += 1
             if self.down:
                 raise StoreUnavailable("cannot reach the store (simulated outage)")
-            if self.delay_s:
-                time.sleep(self.delay_s)
+            if self.delay_s or name in self.slow:
+                time.sleep(self.slow.get(name, self.delay_s))
             return target(*args, **kwargs)
 
         return call
