@@ -27,13 +27,14 @@ from fastapi.responses import JSONResponse
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.exceptions import MissingQueryError
-from strawberry.fastapi import GraphQLRouter
 from strawberry.http import process_result
 from strawberry.http.parse_content_type import parse_content_type
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.types.graphql import OperationType
 
+from api import graphql_http, static_files
 from api.context import get_context
+from api.graphiql import GraphiQLRouter
 from api.loaders import call_store
 from api.schema import build_schema
 from api.types import intern_all
@@ -226,7 +227,7 @@ async def _send_json(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class GraphQLJSONRouter(GraphQLRouter[Any, None]):
+class GraphQLJSONRouter(GraphiQLRouter):
     """strawberry's FastAPI router with responses encoded by ``orjson`` (a network of 1,000
     edges is ~80 KB of JSON: about 1.5 ms with ``json.dumps``, a tenth of that with orjson)."""
 
@@ -464,6 +465,8 @@ def create_app(
             allow_methods=["GET", "POST", "OPTIONS"],
             allow_headers=["*"],
         )
+    static_files.install(app)
+    graphql_http.install(app)  # outermost: negotiates the media type of every /graphql answer
     return app
 
 
