@@ -3,6 +3,7 @@
 import Graph from 'graphology';
 import { circular } from 'graphology-layout';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
+import noverlap from 'graphology-layout-noverlap';
 import Sigma from 'sigma';
 
-window.KGVendor = { Graph, Sigma, forceAtlas2, circular };
+window.KGVendor = { Graph, Sigma, forceAtlas2, noverlap, circular };
