@@ -157,8 +157,9 @@
       edgeReducer: edgeReducer,
     });
     var r = state.renderer;
-    // Labels are drawn to the right of their nodes: move the picture a little to the left.
-    r.getCamera().setState({ x: 0.54 });
+    // Labels are drawn to the right of their nodes: zoom out a little and move the picture left,
+    // so that the labels of the rightmost nodes are not cut at the edge.
+    r.getCamera().setState({ x: 0.6, ratio: 1.2 });
     r.on("clickNode", function (e) { select(e.node); });
     r.on("enterNode", function (e) { state.hovered = e.node; r.refresh({ skipIndexation: true }); });
     r.on("leaveNode", function () { state.hovered = null; r.refresh({ skipIndexation: true }); });
@@ -167,50 +168,60 @@
     document.body.dataset.graphOrder = String(graph.order);
   }
 
-  // Pushes apart nodes that would overlap on screen, with room for a label's height between
-  // them: force-directed layouts pack small components tightly. Sizes are screen pixels, so
-  // they are converted to graph units for a drawing about 800 pixels across.
+  // Pushes apart nodes whose circles or labels would overlap on screen: force-directed layouts
+  // pack small components tightly. A node counts as a circle as wide as its label (labels are
+  // drawn to the right of the node, about 7 px a character). Sizes are screen pixels, converted
+  // to graph units for a drawing about 750 pixels across; spreading changes the extent, so the
+  // conversion is redone for a few rounds.
   function spreadOut(graph) {
-    var xs = graph.mapNodes(function (_, a) { return a.x; });
-    var ys = graph.mapNodes(function (_, a) { return a.y; });
-    var extent = Math.max(Math.max.apply(null, xs) - Math.min.apply(null, xs),
-      Math.max.apply(null, ys) - Math.min.apply(null, ys), 1);
-    var unit = extent / 800;
-    V.noverlap.assign(graph, {
-      maxIterations: 150,
-      settings: { margin: 24 * unit, ratio: 1.3, expansion: 1.05 },
-      inputReducer: function (_, a) { return { x: a.x, y: a.y, size: a.size * unit }; },
-    });
+    for (var round = 0; round < 2; round++) {
+      var xs = graph.mapNodes(function (_, a) { return a.x; });
+      var ys = graph.mapNodes(function (_, a) { return a.y; });
+      var extent = Math.max(Math.max.apply(null, xs) - Math.min.apply(null, xs),
+        Math.max.apply(null, ys) - Math.min.apply(null, ys), 1);
+      var unit = extent / 750;
+      V.noverlap.assign(graph, {
+        maxIterations: 100,
+        settings: { margin: 6 * unit, ratio: 1.0, expansion: 1.05 },
+        inputReducer: function (_, a) {
+          var labelHalf = 3.5 * String(a.label || "").length;
+          return { x: a.x, y: a.y, size: Math.max(a.size, labelHalf * 0.6) * unit };
+        },
+      });
+    }
   }
 
-  function focusNode() { return state.hovered || state.selected; }
-
+  // Hovering a node dims everything but it and its neighbours; a clicked node keeps the rest of
+  // the picture (its neighbours' labels and its links are brought forward).
   function nodeReducer(node, data) {
-    var focus = focusNode();
     var res = Object.assign({}, data);
-    if (focus && node !== focus && !state.graph.areNeighbors(node, focus)) {
-      res.color = "#e5e7eb";
-      res.label = "";
-      res.zIndex = 0;
-    } else if (focus) {
-      res.zIndex = 1;
+    var g = state.graph;
+    if (state.hovered) {
+      if (node !== state.hovered && !g.areNeighbors(node, state.hovered)) {
+        res.color = "#e5e7eb";
+        res.label = "";
+        res.zIndex = 0;
+      } else {
+        res.zIndex = 1;
+        res.forceLabel = true;
+      }
+    } else if (state.selected && (node === state.selected || g.areNeighbors(node, state.selected))) {
       res.forceLabel = true;
+      res.zIndex = 1;
     }
     if (node === state.selected) res.highlighted = true;
     return res;
   }
 
   function edgeReducer(edge, data) {
-    var focus = focusNode();
     var res = Object.assign({}, data);
-    if (focus) {
-      if (state.graph.hasExtremity(edge, focus)) {
-        res.color = "#6b7280";
-        res.forceLabel = true;
-        res.zIndex = 1;
-      } else {
-        res.hidden = true;
-      }
+    var focus = state.hovered || state.selected;
+    if (focus && state.graph.hasExtremity(edge, focus)) {
+      res.color = "#4b5563";
+      res.forceLabel = true;
+      res.zIndex = 1;
+    } else if (state.hovered) {
+      res.hidden = true;
     }
     return res;
   }
@@ -479,15 +490,16 @@
     );
   }
 
-  function evidenceFor(paper, names) {
-    for (var i = 0; i < paper.concepts.length; i++) {
-      var m = paper.concepts[i];
-      if (names[m.concept.name] && m.evidence.length) {
-        var via = m.concept.name === names.__self ? "" : " (via " + m.concept.name + ")";
-        return "\u201c" + m.evidence[0] + "\u201d" + via;
-      }
-    }
-    return null;
+  // The paper's evidence sentence for the concept itself, else for one of its narrower
+  // concepts (a paper about contextual bandits is listed under bandits).
+  function evidenceFor(paper, self, narrower) {
+    var mentions = paper.concepts.filter(function (m) { return m.evidence.length; });
+    var own = mentions.find(function (m) { return m.concept.name === self; });
+    var via = own || mentions.find(function (m) { return narrower[m.concept.name]; });
+    if (!via) return null;
+    var sentence = via.evidence[0];
+    if (sentence.length > 320) sentence = sentence.slice(0, 317) + "...";
+    return "\u201c" + sentence + "\u201d" + (own ? "" : " (via " + via.concept.name + ")");
   }
 
   function showConcept(name) {
@@ -497,16 +509,15 @@
       var c = data.concept;
       box = panel();
       if (!c) { box.appendChild(el("p", { class: "note" }, "No concept " + name + ".")); return; }
-      var names = { __self: c.name };
-      names[c.name] = true;
-      c.narrower.forEach(function (n) { names[n.name] = true; });
+      var narrower = {};
+      c.narrower.forEach(function (n) { narrower[n.name] = true; });
       box.appendChild(el("h2", {}, c.name));
       box.appendChild(el("p", { class: "meta" },
         el("span", { class: "kind", style: "background:" + (KIND_COLORS[c.kind] || "#999") }, c.kind.toLowerCase()),
         " " + c.paperCount + " paper" + (c.paperCount === 1 ? "" : "s") +
           (c.aliases.length ? " \u00b7 also: " + c.aliases.slice(0, 4).join(", ") : "")));
       var list = el("ol", { class: "papers", id: "paper-list" });
-      c.papers.nodes.forEach(function (p) { list.appendChild(paperItem(p, evidenceFor(p, names))); });
+      c.papers.nodes.forEach(function (p) { list.appendChild(paperItem(p, evidenceFor(p, c.name, narrower))); });
       box.appendChild(el("h3", {}, "Papers" + more(c.papers)));
       box.appendChild(list);
     }).catch(fail);

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
@@ -39,7 +40,7 @@ def test_graphql_http_audit_all_ok(kg_serve: str) -> None:
     assert run.returncode == 0, run.stderr
 
 
-def post(base: str, body: dict[str, object], accept: str | None) -> httpx.Response:
+def post(base: str, body: Mapping[str, object], accept: str | None) -> httpx.Response:
     headers = {"content-type": "application/json"}
     if accept is not None:
         headers["accept"] = accept
