@@ -587,10 +587,22 @@
   }
 
   // ---------------------------------------------------------------- search
+  // Concepts by name (substring) and by full-text relevance (aliases too), authors by name,
+  // papers by full-text relevance over titles and abstracts.
   var SEARCH = "query Search($text: String!) {\n" +
     "  concepts(search: $text, first: 8) { nodes { name kind paperCount } }\n" +
+    "  search(text: $text, first: 8) { concept { name kind paperCount } }\n" +
     "  authors(search: $text, first: 8, orderBy: PAPER_COUNT) { nodes { name paperCount } }\n" +
-    "  search(text: $text, first: 8) { paper { id title year } }\n}";
+    "  papers(where: { text: $text }, first: 8) { nodes { id title year } }\n}";
+
+  function searchConcepts(d) {
+    var seen = {};
+    var out = [];
+    d.concepts.nodes.concat(d.search.map(function (h) { return h.concept; })).forEach(function (c) {
+      if (c && !seen[c.name] && out.length < 10) { seen[c.name] = true; out.push(c); }
+    });
+    return out;
+  }
 
   function runSearch(text) {
     var box = $("#results");
@@ -604,7 +616,7 @@
         onclick: function () { box.hidden = true; } }, "\u00d7");
       box.appendChild(close);
       var groups = [
-        ["Concepts", d.concepts.nodes, function (c) {
+        ["Concepts", searchConcepts(d), function (c) {
           return el("a", { href: "#", onclick: function (e) { e.preventDefault(); box.hidden = true; openConcept(c.name); } },
             el("i", { class: "dot", style: "background:" + (KIND_COLORS[c.kind] || "#999") }),
             c.name + " (" + c.paperCount + ")");
@@ -613,7 +625,7 @@
           return el("a", { href: "#", onclick: function (e) { e.preventDefault(); box.hidden = true; openAuthor(a.name); } },
             a.name + " (" + a.paperCount + ")");
         }],
-        ["Papers", d.search.filter(function (h) { return h.paper; }).map(function (h) { return h.paper; }), function (p) {
+        ["Papers", d.papers.nodes, function (p) {
           return el("a", { href: "#", onclick: function (e) { e.preventDefault(); box.hidden = true; showPaper(p.id); } },
             p.title + (p.year ? " (" + p.year + ")" : ""));
         }],

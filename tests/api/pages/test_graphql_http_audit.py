@@ -15,6 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
+import pytest
+
+# The kg serve fixture ingests the examples with the real spaCy model before serving.
+pytestmark = pytest.mark.slow
 
 AUDIT_DIR = Path(__file__).resolve().parents[3] / "tools" / "graphql-http-audit"
 GRAPHQL_RESPONSE = "application/graphql-response+json"

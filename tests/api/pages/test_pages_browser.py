@@ -24,7 +24,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, Request, Route, sync_playwright
 
-pytestmark = pytest.mark.browser
+# slow: the fixture ingests the examples with the real spaCy model before serving.
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = "/usr/bin/chromium"
 TIMEOUT_MS = 60_000
