@@ -58,23 +58,33 @@
     });
   }
 
-  // One field per name, ALIASES per request: `k0: concept(name: $n0) { ... }`.
+  // One field per name, ALIASES per request (`k0: concept(name: $n0) { ... }`), at most
+  // PARALLEL requests at a time, answers in the order of `names`.
+  var PARALLEL = 3;
   function lookupMany(field, names, selection) {
     var chunks = [];
     for (var i = 0; i < names.length; i += ALIASES) chunks.push(names.slice(i, i + ALIASES));
-    return Promise.all(
-      chunks.map(function (chunk) {
-        var defs = chunk.map(function (_, j) { return "$n" + j + ": String!"; }).join(", ");
-        var fields = chunk
-          .map(function (_, j) { return "k" + j + ": " + field + "(name: $n" + j + ") " + selection; })
-          .join("\n");
-        var vars = {};
-        chunk.forEach(function (name, j) { vars["n" + j] = name; });
-        return gql("query Lookup(" + defs + ") {\n" + fields + "\n}", vars).then(function (data) {
-          return chunk.map(function (_, j) { return data["k" + j]; });
-        });
-      })
-    ).then(function (parts) { return [].concat.apply([], parts); });
+    var results = new Array(chunks.length);
+    var next = 0;
+    function one(chunk) {
+      var defs = chunk.map(function (_, j) { return "$n" + j + ": String!"; }).join(", ");
+      var fields = chunk
+        .map(function (_, j) { return "k" + j + ": " + field + "(name: $n" + j + ") " + selection; })
+        .join("\n");
+      var vars = {};
+      chunk.forEach(function (name, j) { vars["n" + j] = name; });
+      return gql("query Lookup(" + defs + ") {\n" + fields + "\n}", vars).then(function (data) {
+        return chunk.map(function (_, j) { return data["k" + j]; });
+      });
+    }
+    function worker() {
+      if (next >= chunks.length) return Promise.resolve();
+      var index = next++;
+      return one(chunks[index]).then(function (part) { results[index] = part; return worker(); });
+    }
+    var workers = [];
+    for (var w = 0; w < Math.min(PARALLEL, chunks.length); w++) workers.push(worker());
+    return Promise.all(workers).then(function () { return [].concat.apply([], results); });
   }
 
   // ---------------------------------------------------------------- DOM helpers
@@ -148,8 +158,10 @@
       labelFont: "system-ui, sans-serif",
       labelSize: 13,
       labelWeight: "500",
-      labelDensity: 0.8,
-      labelGridCellSize: 70,
+      // Sigma shows the labels of the biggest nodes per grid cell: fewer on large graphs
+      // (zooming in shows the rest).
+      labelDensity: graph.order > 100 ? 0.25 : 0.8,
+      labelGridCellSize: graph.order > 100 ? 110 : 70,
       labelRenderedSizeThreshold: 6,
       zIndex: true,
       stagePadding: 90,
