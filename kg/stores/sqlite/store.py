@@ -26,7 +26,7 @@ from kg.derived import new_pairs, top_concepts
 from kg.errors import GraphStoreError
 from kg.merge import merge_properties
 from kg.models import PaperRecord, Properties, UpsertSummary
-from kg.stores.sqlite import schema
+from kg.stores.sqlite import keyphrases, schema
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
 DB_FILE = "graph.sqlite"
@@ -207,7 +207,7 @@ class SQLiteStore(SQLiteReads):
 
     def clear(self) -> None:
         with self._write() as c:
-            for table in ("nodes", "rels", "name_keys", "fts"):
+            for table in ("nodes", "rels", "name_keys", "fts", "keyphrases"):
                 c.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
             c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 
@@ -384,6 +384,8 @@ class _Batch:
                 )
 
     def apply(self) -> UpsertSummary:
+        self.plan = keyphrases.plan(self.c, self.records)
+        self.records = self.plan.records
         self._load()
         summary = UpsertSummary()
         for record in self.records:
@@ -391,7 +393,7 @@ class _Batch:
             existed = pid in self.props
             before_authors = set(self.authors[pid])
             before_top = top_concepts(self.mentions[pid].items())
-            changed = False
+            changed = pid in self.plan.changed_papers
             for node in itertools.chain([record.paper], record.nodes):
                 changed |= self._merge_node(node.id, node.label, node.properties)
             for rel in record.relationships:
@@ -410,10 +412,55 @@ class _Batch:
                 summary.updated += 1
             else:
                 summary.unchanged += 1
-        if self.changed_nodes or self.changed_rels or self.pair_delta:
+        self._promote()
+        if self.changed_nodes or self.changed_rels or self.pair_delta or self.plan.keep or self.plan.drop:
             self._write()
+            keyphrases.write(self.c, self.plan)
             self.wrote = True
         return summary
+
+    def _promote(self) -> None:
+        """Link the earlier carriers of a concept promoted in this batch (see
+        :mod:`kg.stores.sqlite.keyphrases`), with the derived pairs their new MENTIONS make."""
+        if not self.plan.promote:
+            return
+        papers = sorted({pid for _, pid, _, _ in self.plan.promote} - set(self.mentions))
+        for pid in papers:
+            self.mentions[pid] = {}
+        for chunk in chunked(papers):
+            marks = ",".join("?" * len(chunk))
+            for start, end, blob in self.c.execute(
+                f"SELECT start, \"end\", props FROM rels WHERE start IN ({marks}) AND type = 'MENTIONS'",
+                chunk,
+            ):
+                self.mentions[start][end] = _score(schema.loads(blob))
+        missing = sorted({pid for _, pid, _, _ in self.plan.promote} - set(self.props))
+        for chunk in chunked(missing):
+            marks = ",".join("?" * len(chunk))
+            for nid, label, blob in self.c.execute(
+                f"SELECT id, label, props FROM nodes WHERE id IN ({marks})", chunk
+            ):
+                self.props[nid] = schema.loads(blob)
+                self.labels[nid] = label
+        for cid, pid, node, rel in self.plan.promote:
+            # The phrase is a node now: it leaves the paper's keyphrases (as if it had been one
+            # from the start, so the order the papers came in does not show).
+            paper = self.props.get(pid)
+            name = node.get("name")
+            phrases = paper.get(keyphrases.KEYPHRASES) if paper else None
+            if paper is not None and isinstance(phrases, list) and name in phrases:
+                self.changed_nodes.setdefault(pid, dict(paper))
+                kept = [str(x) for x in phrases if x != name]
+                self.props[pid] = {k: v for k, v in paper.items() if k != keyphrases.KEYPHRASES}
+                if kept:
+                    self.props[pid][keyphrases.KEYPHRASES] = kept
+            before = top_concepts(self.mentions[pid].items())
+            self._merge_node(cid, "Concept", node)
+            key = (pid, "MENTIONS", cid)
+            self._merge_rel(key, rel)
+            self.mentions[pid][cid] = _score(self.rels[key])
+            for a, b in new_pairs(before, top_concepts(self.mentions[pid].items())):
+                self.pair_delta[(a, "CO_OCCURS", b)] += 1
 
     def _merge_node(self, nid: str, label: str, props: Properties) -> bool:
         old = self.props.get(nid)
