@@ -32,7 +32,7 @@ from pathlib import Path
 import httpx
 
 TARGET = 100_000
-KG = [sys.executable, "-m", "kg.cli"]
+KG = [sys.executable, "-m", "api.cli"]
 QUERY = (
     '{ concept(name: "reinforcement learning") { name papers(first: 20) { totalCount '
     "nodes { title year venue { name } authors { name } } } } }"

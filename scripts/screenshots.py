@@ -37,7 +37,7 @@ def kg_serve(listings: Path) -> Iterator[str]:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "KG_DATA_DIR": str(Path(tmp) / "data"), "KG_BACKEND": "memory"}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-        cli = [sys.executable, "-m", "kg.cli"]
+        cli = [sys.executable, "-m", "api.cli"]
         subprocess.run([*cli, "ingest", str(listings), "--no-progress"], cwd=ROOT, env=env, check=True)
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))

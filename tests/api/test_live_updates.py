@@ -32,7 +32,7 @@ def _papers(body: dict[str, Any]) -> int:
 def test_serve_sees_an_ingest_from_another_process_within_2_s(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_")}
     env |= {"PYTHONPATH": str(ROOT), "KG_DATA_DIR": str(tmp_path / "kg")}
-    kg = [sys.executable, "-m", "kg.cli"]
+    kg = [sys.executable, "-m", "api.cli"]
     subprocess.run([*kg, "ingest", "--no-progress", str(EXAMPLES)], env=env, check=True, timeout=300)
     port = free_port()
     server = subprocess.Popen(

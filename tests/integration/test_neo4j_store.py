@@ -21,7 +21,7 @@ import neo4j
 import pytest
 from pydantic import SecretStr
 
-from kg.cli import main
+from api.cli import main
 from kg.config import Settings
 from kg.errors import GraphStoreError, StoreUnavailable
 from kg.export import to_json
@@ -52,7 +52,7 @@ def store_flags() -> list[str]:
 
 
 def kg_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "kg.cli", *args]
+    return [sys.executable, "-m", "api.cli", *args]
 
 
 def subprocess_env() -> dict[str, str]:

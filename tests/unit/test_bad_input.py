@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.cli import main
+from api.cli import main
 from tests.conftest import EXAMPLES
 
 GOOD = {"title": "A good paper", "abstract": "We study multi-armed bandits with regret bounds."}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.cli import main
+from api.cli import main
 from tests.conftest import EXAMPLES
 
 

@@ -18,7 +18,7 @@ import pytest
 from kg.errors import GraphStoreError
 from kg.stores.sqlite import DB_FILE, SQLiteStore
 
-KG = [sys.executable, "-m", "kg.cli"]
+KG = [sys.executable, "-m", "api.cli"]
 
 
 def _listing(path: Path, prefix: str, n: int) -> Path:

@@ -1,8 +1,8 @@
 """A real ``kg serve`` for the page and GraphQL-over-HTTP tests, started as users start it.
 
-``python -m kg.cli ingest examples/listings`` into a temporary ``KG_DATA_DIR`` (plus a few
+``python -m api.cli ingest examples/listings`` into a temporary ``KG_DATA_DIR`` (plus a few
 papers from other years, written here, so the co-author network's year range has something
-to filter), then ``python -m kg.cli serve --port <free port>`` in a subprocess, stopped after
+to filter), then ``python -m api.cli serve --port <free port>`` in a subprocess, stopped after
 the module. The examples have papers of 2026 only (or no year).
 """
 
@@ -70,7 +70,7 @@ def kg_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         [
             sys.executable,
             "-m",
-            "kg.cli",
+            "api.cli",
             "ingest",
             str(ROOT / "examples" / "listings"),
             str(extra),
@@ -85,7 +85,7 @@ def kg_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     log = (tmp / "serve.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kg.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=log,

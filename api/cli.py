@@ -1,4 +1,5 @@
-"""The ``kg`` command line: ingest, stats, export, query, serve, eval-concepts."""
+"""The `kg` command line (the composition root: it wires kg, extractors and api together, so it
+lives on top, in api/, and nothing in kg/ imports api/): ingest, stats, export, query, serve."""
 
 from __future__ import annotations
 
