@@ -13,6 +13,12 @@ import itertools
 from collections.abc import Iterable
 
 CO_OCCURS_TOP_K = 8
+# A paper with more authors than this keeps every AUTHORED edge but is marked
+# ``coauthorPairs: false`` (kg.authors.v1), and stores derive no COAUTHOR pairs for it: pairs
+# grow with the square of the author count (2,000 authors = 2 million pairs, 1.8 GB), and a
+# collaboration of hundreds says little about who works with whom.
+COAUTHOR_PAIR_CAP = 100
+COAUTHOR_PAIRS_PROPERTY = "coauthorPairs"
 
 
 def top_concepts(mentions: Iterable[tuple[str, float]]) -> set[str]:

@@ -48,7 +48,7 @@ def test_binary_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     binary = tmp_path / "listing.txt"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
     code, out = _ingest(tmp_path, capsys, binary, _good_file(tmp_path))
-    assert code == 1 and f"{binary}: binary file (contains NUL bytes), not a listing" in out
+    assert code == 1 and f"{binary}: binary file (PNG image), not a listing" in out
     assert _papers(tmp_path, capsys) == 1
 
 
@@ -56,7 +56,8 @@ def test_non_utf8_file_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixt
     latin = tmp_path / "latin1.txt"
     latin.write_bytes("ICLR 2026 Papers\n\nG\u00f6del".encode("latin-1"))
     code, out = _ingest(tmp_path, capsys, latin)
-    assert code == 1 and f"{latin}:3: not UTF-8 text (byte 0xf6" in out
+    assert f"repaired {latin}:3: invalid UTF-8 (byte 0xf6 at column 2) replaced by U+FFFD" in out
+    assert code == 1 and f"skipped {latin}: not a known listing format" in out
 
 
 def test_unknown_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
