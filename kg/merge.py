@@ -15,10 +15,10 @@ checks order independence over permutations):
   beats a ``DERIVED`` one; between two titles of the same source the better-ranked spelling
   (:func:`spelling_rank`) wins.
 - ``name``: the best-ranked spelling of all names seen wins (:func:`spelling_rank`: mixed case
-  over ALL CAPS / all lower, then more non-ASCII letters, so accents survive, then the
-  code-point order); every other spelling joins ``aliases`` (which never holds the name).
-  So 'ABHRA CHAUDHURI' and 'Abhra Chaudhuri' give name 'Abhra Chaudhuri' and aliases
-  ['ABHRA CHAUDHURI'] in either order.
+  over ALL CAPS / all lower, then more non-ASCII letters, so accents survive, then fewer
+  capitals inside words, then the code-point order); every other spelling joins ``aliases``
+  (which never holds the name). So 'ABHRA CHAUDHURI' and 'Abhra Chaudhuri' give name
+  'Abhra Chaudhuri' and aliases ['ABHRA CHAUDHURI'] in either order.
   Exception: a curated node (``source`` other than ``"discovered"``) keeps its curated name,
   kind and source against a discovered one.
 - ``kind``: a specific kind beats ``CONCEPT``; among specific kinds the first in
@@ -46,19 +46,26 @@ CURATED_GROUP = ("name", "kind", "source")
 KIND_ORDER: tuple[str, ...] = ("MODEL", "DATASET", "METRIC", "METHOD", "TASK", "CONCEPT")
 
 
-def spelling_rank(text: str) -> tuple[int, int, str]:
-    """Sort key of a spelling, smallest is best: mixed case, then more non-ASCII letters.
+def spelling_rank(text: str) -> tuple[int, int, int, str]:
+    """Sort key of a spelling, smallest is best.
+
+    Mixed case first (over ALL CAPS and all lower), then more non-ASCII letters (accents
+    kept), then fewer capitals inside words ('Zheng Zhang' over 'ZHeng ZHang'), then the
+    code-point order as the last, arbitrary but fixed, tie-break.
 
     >>> sorted(["ABHRA CHAUDHURI", "abhra chaudhuri", "Abhra Chaudhuri"], key=spelling_rank)[0]
     'Abhra Chaudhuri'
     >>> min(["Korbinian Poppel", "Korbinian Pöppel"], key=spelling_rank)
     'Korbinian Pöppel'
+    >>> min(["ZHeng ZHang", "Zheng Zhang"], key=spelling_rank)
+    'Zheng Zhang'
     """
     letters = [c for c in text if c.isalpha()]
     cased = [c for c in letters if c.isupper() or c.islower()]
     mixed = any(c.isupper() for c in cased) and any(c.islower() for c in cased)
     non_ascii = sum(1 for c in letters if not c.isascii())
-    return (0 if mixed or not cased else 1, -non_ascii, text)
+    inner_caps = sum(1 for w in text.split() for c in w[1:] if c.isupper())
+    return (0 if mixed or not cased else 1, -non_ascii, inner_caps, text)
 
 
 def _scalar_key(value: PropertyValue) -> tuple[str, float | str]:
@@ -102,7 +109,7 @@ def _kind_rank(kind: PropertyValue) -> tuple[int, str]:
     return (KIND_ORDER.index(text) if text in KIND_ORDER else len(KIND_ORDER), text)
 
 
-def _title_rank(props: Properties) -> tuple[int, tuple[int, int, str]]:
+def _title_rank(props: Properties) -> tuple[int, tuple[int, int, int, str]]:
     source = 1 if props.get("titleSource") == DERIVED else 0
     return (source, spelling_rank(str(props.get("title"))))
 

@@ -58,14 +58,26 @@ Item = RawPaper | ReadProblem
 
 
 def _get(record: Mapping[str, Any], field: str) -> Any:
+    """The first non-empty value of ``field`` under any accepted spelling, any case.
+
+    ``record`` is the lower-cased view :func:`_lowered` makes once per record.
+    """
     for name in FIELD_NAMES[field]:
-        if name in record and record[name] not in (None, ""):
-            return record[name]
-    lowered = {n.lower() for n in FIELD_NAMES[field]}
-    for key, value in record.items():
-        if isinstance(key, str) and key.lower() in lowered and value not in (None, ""):
+        value = record.get(name.lower())
+        if value is not None and value != "":
             return value
     return None
+
+
+def _lowered(record: Mapping[Any, Any]) -> dict[str, Any]:
+    """Keys lower-cased once (the first spelling of a key wins), so lookups are dict hits."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if isinstance(key, str):
+            lk = key.lower()
+            if lk not in out or out[lk] in (None, ""):
+                out[lk] = value
+    return out
 
 
 class _Record:
@@ -203,6 +215,7 @@ def record_to_paper(record: object, file: str, line: int, label: str = "") -> li
     if not isinstance(record, Mapping):
         rec.skip(f"expected a JSON object, got {type(record).__name__}")
         return list(rec.problems)
+    record = _lowered(record)
     title = rec.take(check_text(_get(record, "title"), "title", MAX_TITLE_CHARS))
     abstract = rec.take(check_text(_get(record, "abstract"), "abstract", MAX_ABSTRACT_CHARS)) or ""
     if not title and not abstract:

@@ -30,6 +30,7 @@ _SPACES = re.compile(r"\s+")
 _JUNK = frozenset(
     "none null nil nan undefined n/a na true false {} [] () \"\" '' - -- ? unknown anonymous".split()
 )
+_NUMBER = re.compile(r"[-+]?\d*\.?\d+(?:e[-+]?\d+)?")
 _YEAR_TEXT = re.compile(r"^\s*(\d{4})(?:\D|$)")
 
 
@@ -53,6 +54,8 @@ def clean_text(text: str) -> tuple[str, str | None]:
     >>> clean_text("Ada\\u202e Lovelace\\x1b[31m")
     ('Ada Lovelace', 'removed 2 control/bidi character(s)')
     """
+    if text.isprintable():  # no control, bidi or line-separator character: the common case
+        return (text.strip() if "  " not in text else _SPACES.sub(" ", text).strip()), None
     count = 0
     if "\x1b" in text:
         text, count = _ANSI.subn("", text)
@@ -71,8 +74,9 @@ def is_junk(text: str) -> bool:
     folded = text.strip().casefold()
     if folded in _JUNK:
         return True
-    if re.fullmatch(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", folded):
-        return True
+    if folded[:1].isdigit() or folded[:1] in ("+", "-", "."):
+        if _NUMBER.fullmatch(folded):
+            return True
     return folded.startswith(("{", "[")) and folded.endswith(("}", "]"))
 
 
