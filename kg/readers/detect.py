@@ -167,5 +167,9 @@ def _read_into(path: Path, result: ReadResult) -> None:
             else "not a known listing format: expected a venue header and abstracts, "
             "a 论文检索 listing, JSON, JSONL or CSV"
         )
-        result.problems = [p for p in result.problems if p.severity == "repaired"]
-        result.problems.append(ReadProblem(name, None, reason))
+        # line-level noise of a file that is not a listing at all is dropped; a refused
+        # over-limit line is kept, since it is why nothing was found
+        kept = [p for p in result.problems if p.severity == "repaired" or "limit" in p.reason]
+        result.problems = kept
+        if not any(p.severity == "skipped" for p in kept):
+            result.problems.append(ReadProblem(name, None, reason))

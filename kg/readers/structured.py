@@ -216,13 +216,16 @@ def record_to_paper(record: object, file: str, line: int, label: str = "") -> li
         rec.skip(f"expected a JSON object, got {type(record).__name__}")
         return list(rec.problems)
     record = _lowered(record)
-    title = rec.take(check_text(_get(record, "title"), "title", MAX_TITLE_CHARS))
-    abstract = rec.take(check_text(_get(record, "abstract"), "abstract", MAX_ABSTRACT_CHARS)) or ""
+    checked_title = check_text(_get(record, "title"), "title", MAX_TITLE_CHARS)
+    checked_abstract = check_text(_get(record, "abstract"), "abstract", MAX_ABSTRACT_CHARS)
+    refused = checked_title.refused or checked_abstract.refused
+    if refused:  # the text is what a paper is; half of one would be stored under a wrong id
+        rec.skip(f"record skipped: {refused}")
+        return list(rec.problems)
+    title = rec.take(checked_title)
+    abstract = rec.take(checked_abstract) or ""
     if not title and not abstract:
-        if not rec.problems:
-            rec.skip("record has neither a title nor an abstract")
-        else:
-            rec.skip("record skipped: no usable title or abstract")
+        rec.skip("record has neither a title nor an abstract")
         return list(rec.problems)
     authors, keys, truncated = _authors(record, rec)
     venue, year = _venue_and_year(record, rec)
