@@ -21,6 +21,11 @@ COAUTHOR_PAIR_CAP = 100
 COAUTHOR_PAIRS_PROPERTY = "coauthorPairs"
 
 
+def coauthor_pairs_allowed(paper_properties: dict[str, object]) -> bool:
+    """False for a paper marked ``coauthorPairs: false``: stores derive no COAUTHOR pairs from it."""
+    return paper_properties.get(COAUTHOR_PAIRS_PROPERTY) is not False
+
+
 def top_concepts(mentions: Iterable[tuple[str, float]]) -> set[str]:
     """The concepts of one paper that take part in ``CO_OCCURS``: best score first, ties by id.
 

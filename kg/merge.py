@@ -64,7 +64,7 @@ def spelling_rank(text: str) -> tuple[int, int, int, str]:
     cased = [c for c in letters if c.isupper() or c.islower()]
     mixed = any(c.isupper() for c in cased) and any(c.islower() for c in cased)
     non_ascii = sum(1 for c in letters if not c.isascii())
-    inner_caps = sum(1 for w in text.split() for c in w[1:] if c.isupper())
+    inner_caps = sum(1 for w in text.split() for c in w[1:] if c.isupper()) if mixed else 0
     return (0 if mixed or not cased else 1, -non_ascii, inner_caps, text)
 
 
