@@ -54,17 +54,25 @@ class AuthorIdentityStats:
         return sorted(out, key=lambda t: (-len(t[2]), t[0]))
 
     def summary(self) -> dict[str, int]:
-        """Author nodes with ids vs name-only keys (see the module docstring)."""
-        id_nodes = len(self.names_by_id)
-        name_only = len(set(self.idless_by_name) - set(self.ids_by_name))
+        """Author nodes with id keys against name-only keys (see the module docstring).
+
+        ``name_only_nodes``: Authors if every slot were keyed by its name (the old rule);
+        ``nodes``: Authors with the id rule (id-keyed + id-less name keys). ``split_*``: name
+        keys that ids divide, between ids of one system (namesakes, e.g. ``~Jian_Zhang1`` and
+        ``~Jian_Zhang3``) or of several (``acl:`` and ``openreview:`` may be one person).
+        """
+        all_names = set(self.idless_by_name) | set(self.ids_by_name)
+        kinds = {name: {i.split(":")[1] for i in ids} for name, ids in self.ids_by_name.items()}
+        split = [name for name, ids in self.ids_by_name.items() if len(ids) > 1]
         return {
-            "authors": id_nodes + len(self.idless_by_name),
-            "id_keyed": id_nodes,
+            "name_only_nodes": len(all_names),
+            "nodes": len(self.names_by_id) + len(self.idless_by_name),
+            "id_keyed": len(self.names_by_id),
             "name_keyed": len(self.idless_by_name),
-            "name_keys_with_ids": len(self.ids_by_name),
             "merged": sum(1 for names in self.names_by_id.values() if len(names) > 1),
-            "split": sum(1 for ids in self.ids_by_name.values() if len(ids) > 1),
-            "names_only_without_ids": name_only,
+            "split": len(split),
+            "split_within_one_id_system": sum(1 for n in split if len(kinds[n]) == 1),
+            "split_across_id_systems": sum(1 for n in split if len(kinds[n]) > 1),
             "idless_names_also_with_ids": len(set(self.idless_by_name) & set(self.ids_by_name)),
             "ambiguous_idless_names": len(self.ambiguous()),
         }
@@ -80,3 +88,23 @@ class AuthorIdentityStats:
         if len(amb) > MAX_AMBIGUOUS_LINES:
             out.append(f"  note: ... and {len(amb) - MAX_AMBIGUOUS_LINES:,} more such author names")
         return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m kg.authors_report PATH...``: the counts above for listing files, no store."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from kg.readers import iter_input_files, read_file
+
+    stats = AuthorIdentityStats()
+    for path in iter_input_files([Path(a) for a in (sys.argv[1:] if argv is None else argv)]):
+        if isinstance(path, Path):
+            stats.add(read_file(path).papers)
+    sys.stdout.write(json.dumps(stats.summary(), indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -120,3 +120,17 @@ def test_every_paper_of_the_fixture_folder_has_a_venue_and_year() -> None:
     papers = [p for r in result for p in r.papers]
     assert len(papers) == 9
     assert all(p.venue and p.year for p in papers)
+
+
+def test_identity_counts_against_name_only_keys() -> None:
+    from kg.authors_report import AuthorIdentityStats
+
+    stats = AuthorIdentityStats()
+    for f in sorted(PAPERLISTS.glob("*.json")):
+        stats.add(read_file(f).papers)
+    s = stats.summary()
+    # two Jian Zhangs with OpenReview ids: one name key split in two, within one id system
+    assert (s["split"], s["split_within_one_id_system"], s["split_across_id_systems"]) == (1, 1, 0)
+    # ... plus the id-less Jian Zhang of CVPR 2015: one more node than name-only keys give
+    assert s["nodes"] == s["name_only_nodes"] + 2 and s["ambiguous_idless_names"] == 1
+    assert s["merged"] == 0  # 'NIloy Ganguly' folds to the same name key as 'Niloy Ganguly'
