@@ -140,8 +140,14 @@ class _Lines:
 Item = tuple[Any, int, str]
 
 
-def iter_array(text: str, pos: int, lines: _Lines) -> Iterator[tuple[bool, Any, int, str]]:
-    """Members of the array at ``pos``: ``(ok, value_or_reason, line, label)``."""
+def iter_array(
+    text: str, pos: int, lines: _Lines, top_level: bool = True
+) -> Iterator[tuple[bool, Any, int, str]]:
+    """Members of the array at ``pos``: ``(ok, value_or_reason, line, label)``.
+
+    In a top-level array, a ``]`` followed by more members is a stray bracket: reported, and
+    the members after it are still read.
+    """
     n = len(text)
     pos += 1
     index = 0
@@ -153,6 +159,14 @@ def iter_array(text: str, pos: int, lines: _Lines) -> Iterator[tuple[bool, Any, 
             yield False, "unterminated JSON array (no closing ']')", lines.at(n), ""
             return
         if text[pos] == "]":
+            after = _skip_ws(text, pos + 1)
+            if not top_level or after >= n:
+                return
+            if text[after] == ",":
+                yield False, "stray ']' inside the array; reading on", lines.at(pos), ""
+                pos = after
+                continue
+            yield False, "extra data after the JSON array", lines.at(after), ""
             return
         index += 1
         line, label = lines.at(pos), f"record {index}: "
@@ -188,7 +202,7 @@ def iter_json(text: str) -> Iterator[tuple[bool, Any, int, str]]:
         return
     wrapper = _find_wrapper(text, start)
     if wrapper is not None:
-        yield from iter_array(text, wrapper, lines)
+        yield from iter_array(text, wrapper, lines, top_level=False)
         return
     line = lines.at(start)
     try:

@@ -364,13 +364,13 @@ def test_a_malformed_array_member_costs_only_itself(
     path = _tmp(tmp_path_factory, "array.json")
     path.write_text(text, encoding="utf-8")
     result = _read(path)
-    if garbage in ('{"title": "unterminated', "]"):
+    if garbage == '{"title": "unterminated':
         # an unterminated string or an early "]" swallows what follows: what is lost is reported
         kept = records[:at]
         _check(path, result, kept)
     else:
         _check(path, result, records)
-    assert any(p.severity == "skipped" for p in result.problems) or garbage == "]"
+    assert any(p.severity == "skipped" and p.line is not None for p in result.problems)
 
 
 @_FUZZ
