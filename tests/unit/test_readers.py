@@ -143,3 +143,35 @@ def test_txt_file_holding_jsonl_is_read_as_jsonl(tmp_path: Path) -> None:
     f = tmp_path / "export.txt"
     f.write_text('{"title": "A"}\n{"title": "B"}\n')
     assert [p.title for p in read_file(f).papers] == ["A", "B"]
+
+
+def test_bom_less_utf16_is_text_not_binary(tmp_path: Path) -> None:
+    f = tmp_path / "export.jsonl"
+    f.write_bytes(json.dumps({"title": "Gödel machines", "abstract": "Self-reference."}).encode("utf-16-le"))
+    result = read_file(f)
+    assert [p.title for p in result.papers] == ["Gödel machines"] and result.problems == []
+
+
+def test_a_csv_field_over_128_kib_in_an_unused_column_is_read(tmp_path: Path) -> None:
+    f = tmp_path / "wide.csv"
+    f.write_text(
+        "title,abstract,notes\r\nWide,We study wide rows.," + "n" * 200_000 + "\r\n", encoding="utf-8"
+    )
+    result = read_file(f)
+    assert [p.title for p in result.papers] == ["Wide"] and result.problems == []
+
+
+def test_a_broken_first_jsonl_line_keeps_the_file_jsonl() -> None:
+    text = '{"title": "broken", \n{"title": "ok", "abstract": "x"}\n'
+    assert detect_format(text) == "jsonl"
+    assert detect_format('{"papers": [{"title": "a"}]}') == "json"
+
+
+def test_json_problems_name_the_record_number(tmp_path: Path) -> None:
+    f = tmp_path / "one_line.json"
+    f.write_text('[{"title": "A", "abstract": "a"}, {"title": {"x": 1}}, {"title": "C", "abstract": "c"}]')
+    result = read_file(f)
+    assert [p.title for p in result.papers] == ["A", "C"]
+    assert [str(p) for p in result.problems] == [
+        f"{f}:1: record 2: record skipped: title must be a string, got an object"
+    ]
