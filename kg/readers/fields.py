@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 # A trailing "等" (Chinese "et al.") or "et al." means the author list was cut short.
@@ -100,29 +99,3 @@ def is_search_header(value: str) -> bool:
     """True for the header of the ``论文检索`` (paper search) layout."""
     folded = value.strip().casefold()
     return any(folded.startswith(h) for h in _SEARCH_HEADERS)
-
-
-def as_string_list(value: object) -> list[str]:
-    """A list field that may arrive as a list, a JSON string, or a delimited string.
-
-    >>> as_string_list('["a", "b"]')
-    ['a', 'b']
-    >>> as_string_list("bandits; regret")
-    ['bandits', 'regret']
-    """
-    if value is None:
-        return []
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    text = str(value).strip()
-    if not text:
-        return []
-    if text.startswith("["):
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, list):
-            return [str(v).strip() for v in parsed if str(v).strip()]
-    sep = ";" if ";" in text else ","
-    return [p.strip() for p in text.split(sep) if p.strip()]
