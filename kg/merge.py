@@ -145,10 +145,13 @@ def _merge_names(old: Properties, new: Properties, merged: Properties) -> None:
                 merged.pop(key, None)
         best = str(winner["name"]) if winner.get("name") is not None else min(names, key=spelling_rank)
     else:
-        best = min(names, key=spelling_rank)
+        # one spelling (the common case: the same author again) needs no ranking
+        best = names[0] if len(names) == 1 or names[0] == names[1] else min(names, key=spelling_rank)
         kinds = [s["kind"] for s in (old, new) if s.get("kind") is not None]
         if kinds:
-            merged["kind"] = min(kinds, key=_kind_rank)
+            merged["kind"] = (
+                kinds[0] if len(kinds) == 1 or kinds[0] == kinds[1] else min(kinds, key=_kind_rank)
+            )
     merged["name"] = best
     losers = {n for n in names if n != best}
     if losers or old.get("aliases") is not None or new.get("aliases") is not None:
@@ -177,7 +180,11 @@ def merge_properties(old: Properties, new: Properties) -> Properties:
     """
     merged: Properties = {k: v for k, v in old.items() if v is not None}
     title_sides = [s for s in (old, new) if s.get("title") is not None]
-    title_winner = min(title_sides, key=_title_rank) if title_sides else None
+    if len(title_sides) == 2 and all(old.get(k) == new.get(k) for k in TITLE_GROUP):
+        title_sides = title_sides[:1]  # the same title again: nothing to rank
+    title_winner: Properties | None = None
+    if title_sides:
+        title_winner = title_sides[0] if len(title_sides) == 1 else min(title_sides, key=_title_rank)
     for key, value in new.items():
         if value is None or key in TITLE_GROUP or key in ("name", "aliases", "kind"):
             continue
