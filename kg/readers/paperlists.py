@@ -111,8 +111,8 @@ def venue_from_bibtex(bibtex: str) -> tuple[str | None, int | None]:
     book = _BIBTEX_BOOKTITLE.search(bibtex)
     if book:
         for word in re.findall(r"[A-Za-z0-9]+", book.group("value")):
-            found = series_name(word)
-            if found is not None and word.upper() == word or found == word:
+            found = series_name(word)  # "ALT" or "CoRL" as written, not the word "alt"
+            if found is not None and (word.isupper() or found == word):
                 series = found
                 break
     return series, year

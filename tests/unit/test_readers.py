@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -174,4 +175,31 @@ def test_json_problems_name_the_record_number(tmp_path: Path) -> None:
     assert [p.title for p in result.papers] == ["A", "C"]
     assert [str(p) for p in result.problems] == [
         f"{f}:1: record 2: record skipped: title must be a string, got an object"
+    ]
+
+
+def test_venue_and_year_precedence_record_site_bibtex_file_name(tmp_path: Path) -> None:
+    f = tmp_path / "cvpr2019.jsonl"
+    rows = [
+        {"title": "Own", "abstract": "a", "venue": "iclr", "year": 2018},
+        {
+            "title": "Site",
+            "abstract": "b",
+            "site": "https://openaccess.thecvf.com/content_WACV_2020/html/x.html",
+        },
+        {"title": "Bib", "abstract": "c", "bibtex": "@inproceedings{k, booktitle={Proc. CoRL}, year={2024}}"},
+        {"title": "File", "abstract": "d"},
+        {"title": "Bad year", "abstract": "e", "year": 99999},
+    ]
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = read_file(f)
+    assert [(p.title, p.venue, p.year) for p in result.papers] == [
+        ("Own", "ICLR", 2018),
+        ("Site", "WACV", 2020),
+        ("Bib", "CoRL", 2024),
+        ("File", "CVPR", 2019),
+        ("Bad year", "CVPR", 2019),
+    ]
+    assert [str(p) for p in result.problems] == [
+        f"{f}:5: year 99999 is outside 1900..{date.today().year + 1}"
     ]
