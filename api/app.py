@@ -93,7 +93,7 @@ class ResponseCacheMiddleware:
     """Answer repeated identical GraphQL POSTs from memory while the store's version is unchanged.
 
     The API only reads, and the store changes only through ingest, so a response is valid until
-    :meth:`kg.service.GraphService.version` changes (re-read every few seconds). Keyed by the raw
+    :meth:`kg.read.service.ReadService.version` changes (bumped by every write). Keyed by the raw
     request body and ``Accept`` header; only successful JSON responses without ``errors`` are
     kept, in an LRU bounded by entries and bytes. A hit costs one dictionary lookup instead of
     parsing, resolving and serialising; it is what keeps p95 low under concurrency on a small

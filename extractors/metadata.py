@@ -1,22 +1,45 @@
-"""Venue, author and topic extractors: structure the reader already found, made into nodes."""
+"""Venue, author and topic extractors: structure the reader already found, made into nodes.
+
+Author identity (kg.authors.v1):
+
+- An author slot with external ids (OpenReview ``~Ada_Lovelace1``, ORCID, DBLP, ACL
+  Anthology, IEEE, or a hashed OpenReview email) is keyed by the strongest of them
+  (:func:`kg.ids.author_node_id`): one id under two spellings is one Author (the spellings
+  meet in ``aliases`` by the merge rules), one name with two ids is two Authors. Every id of
+  the slot is kept in the sorted ``externalIds`` list.
+- A slot without ids is keyed by its folded name, as before (accents, case and nicknames
+  ignored). It is never merged into an id-keyed Author of the same name, since the name alone
+  cannot say which of several people it is; ``kg ingest`` reports such names.
+- A paper with more than :data:`kg.derived.COAUTHOR_PAIR_CAP` authors gets
+  ``coauthorPairs: false``: all its ``AUTHORED`` edges are kept, stores derive no ``COAUTHOR``
+  pairs from it.
+"""
 
 from __future__ import annotations
 
 from extractors.registry import ExtractInput, Parts, register
-from kg.ids import author_id, split_nickname, topic_id, venue_id
-from kg.models import Node, Relationship
-from kg.readers.fields import topic_path
+from kg.derived import COAUTHOR_PAIR_CAP, COAUTHOR_PAIRS_PROPERTY
+from kg.ids import author_node_id, split_nickname, topic_id, venue_id
+from kg.models import Node, Properties, Relationship
+from kg.topics import topic_path
 
 __all__ = ["extract_authors", "extract_topics", "extract_venue"]
 
 
 @register("kg.venue.v1")
 def extract_venue(x: ExtractInput) -> Parts:
-    """``Venue {name: "ICLR 2026", series, year}`` and ``PUBLISHED_IN``, when the paper has one."""
+    """``Venue {name: "ICLR 2026", series, year}`` and ``PUBLISHED_IN``, when the paper has one.
+
+    The paper also gets ``year``, ``track`` and ``status`` (paperlists' "main"/"Poster"...).
+    """
     p = x.paper
     parts = Parts()
     if p.year is not None:
         parts.paper_properties["year"] = p.year
+    if p.track:
+        parts.paper_properties["track"] = p.track
+    if p.status:
+        parts.paper_properties["status"] = p.status
     if not p.venue:
         return parts
     vid = venue_id(p.venue, p.year)
@@ -30,45 +53,58 @@ def extract_venue(x: ExtractInput) -> Parts:
 
 @register("kg.authors.v1")
 def extract_authors(x: ExtractInput) -> Parts:
-    """Authors with ``AUTHORED {position}``; a quoted nickname is kept apart from the name."""
+    """Authors with ``AUTHORED {position}``, keyed by external id when the listing has one."""
     parts = Parts()
-    parts.paper_properties["authorsTruncated"] = x.paper.authors_truncated
+    p = x.paper
+    parts.paper_properties["authorsTruncated"] = p.authors_truncated
     seen: set[str] = set()
-    for position, raw in enumerate(x.paper.authors, start=1):
+    for position, raw in enumerate(p.authors, start=1):
         name, nickname = split_nickname(raw)
-        aid = author_id(raw)
+        keys = p.author_keys[position - 1] if position <= len(p.author_keys) else ()
+        aid = author_node_id(raw, keys)
         if aid in seen:
             continue
         seen.add(aid)
-        props: dict[str, str | int | float | bool | None | list[str] | list[int] | list[float]] = {
-            "name": name
-        }
+        props: Properties = {"name": name}
         if nickname:
             props["nickname"] = nickname
+        if keys:
+            props["externalIds"] = sorted(keys)
         parts.nodes.append(Node(id=aid, label="Author", properties=props))
         parts.relationships.append(
             Relationship(type="AUTHORED", start=aid, end=x.paper_id, properties={"position": position})
         )
+    if len(seen) > COAUTHOR_PAIR_CAP:
+        parts.paper_properties[COAUTHOR_PAIRS_PROPERTY] = False
     return parts
 
 
 @register("kg.topics.v1")
 def extract_topics(x: ExtractInput) -> Parts:
-    """The topic path as a chain of ``SUBTOPIC_OF``; the paper ``HAS_TOPIC`` its leaf."""
+    """Each topic path as a chain of ``SUBTOPIC_OF``; the paper ``HAS_TOPIC`` each leaf.
+
+    The paths are the reader's ``topic`` (``Deep Learning · LLMs``) and its ``topics``
+    (IJCAI taxonomy keywords such as ``Computer Vision: CV: Applications``).
+    """
     parts = Parts()
-    if not x.paper.topic:
-        return parts
-    path = topic_path(x.paper.topic)
-    if not path:
-        return parts
-    for depth in range(1, len(path) + 1):
-        prefix = path[:depth]
-        parts.nodes.append(
-            Node(id=topic_id(prefix), label="Topic", properties={"name": prefix[-1], "path": prefix})
-        )
-        if depth > 1:
-            parts.relationships.append(
-                Relationship(type="SUBTOPIC_OF", start=topic_id(prefix), end=topic_id(path[: depth - 1]))
-            )
-    parts.relationships.append(Relationship(type="HAS_TOPIC", start=x.paper_id, end=topic_id(path)))
+    paths: list[list[str]] = []
+    if x.paper.topic:
+        paths.append(topic_path(x.paper.topic))
+    paths.extend(x.paper.topics)
+    done: set[str] = set()
+    for path in paths:
+        if not path:
+            continue
+        for depth in range(1, len(path) + 1):
+            prefix = path[:depth]
+            tid = topic_id(prefix)
+            if tid in done:
+                continue
+            done.add(tid)
+            parts.nodes.append(Node(id=tid, label="Topic", properties={"name": prefix[-1], "path": prefix}))
+            if depth > 1:
+                parts.relationships.append(
+                    Relationship(type="SUBTOPIC_OF", start=tid, end=topic_id(path[: depth - 1]))
+                )
+        parts.relationships.append(Relationship(type="HAS_TOPIC", start=x.paper_id, end=topic_id(path)))
     return parts

@@ -10,9 +10,20 @@ unreadable and writes slow.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 CO_OCCURS_TOP_K = 8
+# A paper with more authors than this keeps every AUTHORED edge but is marked
+# ``coauthorPairs: false`` (kg.authors.v1), and stores derive no COAUTHOR pairs for it: pairs
+# grow with the square of the author count (2,000 authors = 2 million pairs, 1.8 GB), and a
+# collaboration of hundreds says little about who works with whom.
+COAUTHOR_PAIR_CAP = 100
+COAUTHOR_PAIRS_PROPERTY = "coauthorPairs"
+
+
+def coauthor_pairs_allowed(paper_properties: Mapping[str, object]) -> bool:
+    """False for a paper marked ``coauthorPairs: false``: stores derive no COAUTHOR pairs from it."""
+    return paper_properties.get(COAUTHOR_PAIRS_PROPERTY) is not False
 
 
 def top_concepts(mentions: Iterable[tuple[str, float]]) -> set[str]:

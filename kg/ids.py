@@ -86,6 +86,41 @@ def author_id(name: str) -> str:
     return "author:" + slug(split_nickname(name)[0])
 
 
+def external_author_id(key: str) -> str:
+    """Id of an author known by an external id (``openreview:~Ada_Lovelace1``, ``orcid:…``).
+
+    The id keeps the external id verbatim (OpenReview ids are case-sensitive), so two people
+    with one name but different ids stay two Authors, and one id under two spellings is one.
+
+    >>> external_author_id("openreview:~Junzhe_Zhu1")
+    'author:openreview:~Junzhe_Zhu1'
+    """
+    return "author:" + key
+
+
+def author_node_id(name: str, keys: tuple[str, ...] = ()) -> str:
+    """The Author id for one author slot: from its strongest external id, else from the name.
+
+    ``keys`` are normalised external ids (:func:`kg.readers.paperlists.author_key`); the
+    strongest is the first kind in :data:`AUTHOR_ID_KINDS` present.
+
+    >>> author_node_id("Ada Lovelace", ("orcid:0000-0001-2345-6789", "openreview:~Ada_Lovelace1"))
+    'author:openreview:~Ada_Lovelace1'
+    >>> author_node_id("Ada Lovelace")
+    'author:ada-lovelace'
+    """
+    for kind in AUTHOR_ID_KINDS:
+        for key in keys:
+            if key.startswith(kind + ":"):
+                return external_author_id(key)
+    return author_id(name)
+
+
+# Strongest first: every author of an OpenReview venue has a profile id, while ORCID and DBLP
+# are optional there, so keying by an optional id would split a person between papers.
+AUTHOR_ID_KINDS: tuple[str, ...] = ("openreview", "orcid", "dblp", "acl", "ieee", "email")
+
+
 def venue_id(series: str, year: int | None) -> str:
     """Id of a venue edition, e.g. ``venue:iclr-2026``."""
     return "venue:" + slug(series if year is None else f"{series} {year}")

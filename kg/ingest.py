@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from kg.models import RawPaper, UpsertSummary
+from kg.authors_report import AuthorIdentityStats
+from kg.models import PaperRecord, RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
 from kg.stores.protocol import GraphStore
@@ -17,21 +18,31 @@ from kg.stores.protocol import GraphStore
 
 @dataclass
 class IngestReport:
-    """What an ingest did; ``ok`` is False when anything was skipped."""
+    """What an ingest did; ``ok`` is False when anything was skipped.
+
+    ``problems`` holds both kinds of :class:`ReadProblem`: ``skipped`` (a file, record or value
+    left out: ``kg ingest`` exits 1) and ``repaired`` (kept after a documented fix: reported,
+    exit code unaffected).
+    """
 
     files: int = 0
     read: int = 0
     summary: UpsertSummary = field(default_factory=UpsertSummary)
     problems: list[ReadProblem] = field(default_factory=list)
     seconds: float = 0.0
+    authors: AuthorIdentityStats = field(default_factory=AuthorIdentityStats)
 
     @property
     def skipped(self) -> int:
-        return len(self.problems)
+        return sum(1 for p in self.problems if p.severity == "skipped")
+
+    @property
+    def repaired(self) -> int:
+        return sum(1 for p in self.problems if p.severity == "repaired")
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return self.skipped == 0
 
     def lines(self) -> list[str]:
         """The human summary printed at the end of ``kg ingest``."""
@@ -41,8 +52,10 @@ class IngestReport:
             f"{self.files} file(s), {self.read} paper(s) read in {self.seconds:.1f} s "
             f"({rate:.0f} papers/s): {s.added} added, {s.updated} updated, "
             f"{s.unchanged} unchanged, {self.skipped} skipped"
+            + (f", {self.repaired} repaired" if self.repaired else "")
         ]
-        out += [f"  skipped {p}" for p in self.problems]
+        out += [f"  {p.severity} {p}" for p in self.problems]
+        out += self.authors.lines()
         return out
 
 
@@ -100,7 +113,7 @@ def ingest(
     current: dict[str, str | int] = {"file": "", "index": 0}
 
     def flush_batch() -> None:
-        records, problems = pipeline.build(pending)
+        records, problems = _build(pipeline, pending)
         report.problems.extend(problems)
         if records:
             report.summary += store.upsert(records)
@@ -113,6 +126,7 @@ def ingest(
     for i, path in enumerate(files, start=1):
         current["file"], current["index"] = str(path), i - 1
         result = read_file(path)
+        report.authors.add(result.papers)
         report.files += 1
         report.read += len(result.papers)
         report.problems.extend(result.problems)
@@ -129,3 +143,21 @@ def ingest(
         progress.close()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _build(pipeline: Pipeline, papers: list[RawPaper]) -> tuple[list[PaperRecord], list[ReadProblem]]:
+    """The batch's records; if the batch as a whole fails, paper by paper, so only the culprit is lost."""
+    try:
+        return pipeline.build(papers)
+    except Exception:  # one paper must not cost its batch: retry one by one
+        records: list[PaperRecord] = []
+        problems: list[ReadProblem] = []
+        for p in papers:
+            try:
+                r, pr = pipeline.build([p])
+            except Exception as e:
+                problems.append(ReadProblem(p.file, p.line, f"extraction failed: {type(e).__name__}: {e}"))
+                continue
+            records += r
+            problems += pr
+        return records, problems

@@ -101,6 +101,13 @@ class RawPaper:
     keywords: list[str] = field(default_factory=list)
     external_id: str | None = None
     url: str | None = None
+    # External ids per author, aligned with ``authors`` (``("openreview:~Ada_L1", "orcid:…")``;
+    # an empty tuple: no id, the author is keyed by name). Shorter than ``authors`` = no ids.
+    author_keys: list[tuple[str, ...]] = field(default_factory=list)
+    track: str | None = None  # paperlists ``track`` ("main", "Datasets and Benchmarks", …)
+    status: str | None = None  # paperlists ``status`` ("Poster", "Oral", "Reject", …)
+    # Further topic paths beside ``topic``, e.g. IJCAI taxonomy keywords.
+    topics: list[list[str]] = field(default_factory=list)
 
     @property
     def source(self) -> str:

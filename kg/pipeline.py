@@ -15,7 +15,7 @@ from extractors.registry import ExtractInput, Parts, get_extractor
 from extractors.text import extraction_text
 from kg.collector import collector_paused
 from kg.ids import paper_id
-from kg.merge import merge_properties
+from kg.merge import merge_properties, normalize_properties
 from kg.models import Node, PaperRecord, Properties, RawPaper, Relationship
 from kg.nlp import Mode
 from kg.readers.problems import ReadProblem
@@ -136,15 +136,14 @@ class Pipeline:
             props = merge_properties(props, parts.paper_properties)
             for n in parts.nodes:
                 old = nodes.get(n.id)
-                nodes[n.id] = (
-                    n
+                # normal form (sorted union lists) even for a first sighting, so a re-ingest
+                # of the same record compares equal to what the store holds
+                merged = (
+                    normalize_properties(n.properties)
                     if old is None
-                    else Node(
-                        id=n.id,
-                        label=n.label,
-                        properties=merge_properties(old.properties, n.properties),
-                    )
+                    else merge_properties(old.properties, n.properties)
                 )
+                nodes[n.id] = Node(id=n.id, label=n.label, properties=merged)
             for r in parts.relationships:
                 rels[r.key] = r
         if not props.get("title"):

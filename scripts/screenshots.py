@@ -35,7 +35,7 @@ VIEWPORT: ViewportSize = {"width": 1400, "height": 850}
 def kg_serve(listings: Path) -> Iterator[str]:
     """Ingest ``listings`` into a temporary data dir and run ``kg serve`` on a free port."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "KG_DATA_DIR": str(Path(tmp) / "data"), "KG_BACKEND": "memory"}
+        env = {**os.environ, "KG_DATA_DIR": str(Path(tmp) / "data"), "KG_BACKEND": "sqlite"}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
         cli = [sys.executable, "-m", "api.cli"]
         subprocess.run([*cli, "ingest", str(listings), "--no-progress"], cwd=ROOT, env=env, check=True)

@@ -14,8 +14,8 @@ from kg.ids import author_id, fold
 from kg.models import Node
 from kg.names import author_query_key, loose_key, query_keys, words
 from kg.read.errors import UnknownName
-from kg.readers.fields import topic_path
 from kg.stores.protocol import ReadStore
+from kg.topics import topic_path
 
 # The head-noun rule looks at this many concepts ending in the asked-for words.
 HEAD_NOUN_CANDIDATES = 200

@@ -1,19 +1,24 @@
-"""Choose a reader by content, and walk folders."""
+"""Choose a reader by content, walk folders, and read one file without ever raising."""
 
 from __future__ import annotations
 
-import json
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.models import RawPaper
+from kg.readers.decode import decode
+from kg.readers.jsonscan import looks_like_jsonl
+from kg.readers.limits import over
 from kg.readers.listing import is_abstract_line, read_listing
+from kg.readers.paperlists import venue_from_file_name
 from kg.readers.problems import ReadProblem
 from kg.readers.structured import FIELD_NAMES, read_csv, read_json, read_jsonl
 
 LISTING_SUFFIXES = frozenset({".txt", ".md", ".json", ".jsonl", ".ndjson", ".csv", ".tsv", ""})
-_SNIFF_BYTES = 65536
+MAX_FILE_BYTES = 2 * 1024**3  # one file is read into memory whole
 
 
 @dataclass
@@ -27,13 +32,27 @@ class ReadResult:
 
 
 def iter_input_files(paths: list[Path]) -> Iterator[Path | ReadProblem]:
-    """Files named directly, and listing-like files under folders (sorted, hidden ones skipped)."""
+    """Files named directly, and listing-like files under folders (sorted, hidden ones skipped).
+
+    Under a folder only regular files are taken (``is_file`` is false for FIFOs and devices);
+    a non-regular file named directly is refused by :func:`read_file`.
+    """
     for path in paths:
-        if not path.exists():
+        try:
+            exists, is_dir = path.exists(), path.is_dir()
+        except OSError as e:
+            yield ReadProblem(str(path), None, f"cannot read path: {e.strerror or e}")
+            continue
+        if not exists:
             yield ReadProblem(str(path), None, "no such file or directory")
-        elif path.is_dir():
+        elif is_dir:
             found = False
-            for child in sorted(path.rglob("*")):
+            try:
+                children = sorted(path.rglob("*"))
+            except OSError as e:
+                yield ReadProblem(str(path), None, f"cannot list folder: {e.strerror or e}")
+                continue
+            for child in children:
                 rel = child.relative_to(path)
                 if any(part.startswith(".") for part in rel.parts) or not child.is_file():
                     continue
@@ -54,15 +73,11 @@ def detect_format(text: str, suffix: str = "") -> str:
     missing instead of calling it an unknown format.
     """
     stripped = text.lstrip()
-    first_line = stripped.split("\n", 1)[0].strip()
+    first_line = stripped.split("\n", 1)[0].split("\r", 1)[0].strip()
     if stripped.startswith("["):
         return "json"
     if stripped.startswith("{"):
-        try:
-            json.loads(stripped)
-        except json.JSONDecodeError:
-            return "jsonl"  # several objects, or one broken line among good ones
-        return "json"
+        return "jsonl" if looks_like_jsonl(stripped) else "json"
     header = first_line.lower()
     cells = {c.strip().strip('"') for c in header.replace("\t", ",").split(",")}
     names = set(FIELD_NAMES["title"]) | set(FIELD_NAMES["abstract"]) | set(FIELD_NAMES["authors"])
@@ -71,29 +86,72 @@ def detect_format(text: str, suffix: str = "") -> str:
     return "listing"
 
 
+def _read_bytes(path: Path, name: str) -> bytes | ReadProblem:
+    """The file's bytes, or why not; a FIFO or device is refused without opening it."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return ReadProblem(name, None, f"cannot read file: {e.strerror or e}")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
+        return ReadProblem(name, None, f"not a regular file ({kind}), not read")
+    if st.st_size > MAX_FILE_BYTES:
+        return ReadProblem(name, None, over("file", st.st_size, MAX_FILE_BYTES, "bytes"))
+    try:
+        # O_NONBLOCK: if the path was swapped for a FIFO after the check, open() must not hang.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return ReadProblem(name, None, "not a regular file, not read")
+            return f.read()
+    except OSError as e:
+        return ReadProblem(name, None, f"cannot read file: {e.strerror or e}")
+
+
 def read_file(path: Path) -> ReadResult:
-    """Read one file; never raises for bad content, every problem is reported with its line."""
+    """Read one file; never raises: every problem is reported with its file and line.
+
+    Any unexpected exception inside a reader becomes this file's problem (with the papers read
+    before it kept), so one file can never lose the papers of another.
+    """
     name = str(path)
     result = ReadResult(file=name, format="unknown")
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        result.problems.append(ReadProblem(name, None, f"cannot read file: {e.strerror or e}"))
-        return result
+        _read_into(path, result)
+    except Exception as e:  # the last line of defence: a bug must cost one file, not the ingest
+        result.problems.append(ReadProblem(name, None, f"reader failed: {type(e).__name__}: {e}"))
+    except RecursionError as e:  # pragma: no cover - RecursionError is an Exception; kept explicit
+        result.problems.append(ReadProblem(name, None, f"reader failed: {e}"))
+    fallback = venue_from_file_name(name)
+    if fallback is not None:
+        for paper in result.papers:
+            if paper.venue is None:
+                paper.venue = fallback[0]
+            if paper.year is None and paper.venue == fallback[0]:
+                paper.year = fallback[1]
+    return result
+
+
+def _read_into(path: Path, result: ReadResult) -> None:
+    name = result.file
+    data = _read_bytes(path, name)
+    if isinstance(data, ReadProblem):
+        result.problems.append(data)
+        return
     if not data.strip():
         result.problems.append(ReadProblem(name, None, "file is empty"))
-        return result
-    if b"\x00" in data[:_SNIFF_BYTES]:
-        result.problems.append(ReadProblem(name, None, "binary file (contains NUL bytes), not a listing"))
-        return result
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        result.problems.append(
-            ReadProblem(name, line, f"not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})")
-        )
-        return result
+        return
+    decoded = decode(data, name)
+    del data
+    result.problems.extend(decoded.problems)
+    text = decoded.text
+    if text is None:
+        return
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        result.problems.append(ReadProblem(name, None, "file is empty"))
+        return
     result.format = detect_format(text, path.suffix)
     reader = {"json": read_json, "jsonl": read_jsonl, "csv": read_csv, "listing": read_listing}[result.format]
     for item in reader(text, name):
@@ -102,12 +160,16 @@ def read_file(path: Path) -> ReadResult:
         else:
             result.papers.append(item)
     if result.format == "listing" and not result.papers:
-        has_prose = any(is_abstract_line(line.strip()) for line in text.splitlines())
+        has_prose = any(is_abstract_line(line.strip()) for line in text.split("\n")[:10_000])
         reason = (
             "no papers found"
             if has_prose
             else "not a known listing format: expected a venue header and abstracts, "
             "a 论文检索 listing, JSON, JSONL or CSV"
         )
-        result.problems = [ReadProblem(name, None, reason)]
-    return result
+        # line-level noise of a file that is not a listing at all is dropped; a refused
+        # over-limit line is kept, since it is why nothing was found
+        kept = [p for p in result.problems if p.severity == "repaired" or "limit" in p.reason]
+        result.problems = kept
+        if not any(p.severity == "skipped" for p in kept):
+            result.problems.append(ReadProblem(name, None, reason))

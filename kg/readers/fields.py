@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 # A trailing "等" (Chinese "et al.") or "et al." means the author list was cut short.
@@ -15,7 +14,6 @@ _VENUE = re.compile(
     r"^\s*(?P<series>[A-Za-z][A-Za-z&\-]*(?:\s+[A-Z][A-Za-z&\-]*)*?)\s*['’]?\s*"
     r"(?P<year>(?:19|20)\d{2})\b"
 )
-_TOPIC_SEP = re.compile(r"\s*[·•›>»/]\s*")
 _SEARCH_HEADERS = ("论文检索", "paper search", "search results", "检索结果")
 
 
@@ -69,17 +67,6 @@ def is_topic_line(line: str) -> bool:
     return "·" in line or "›" in line
 
 
-def topic_path(value: str) -> list[str]:
-    """Split a topic into its path.
-
-    >>> topic_path("Deep Learning · Large Language Models")
-    ['Deep Learning', 'Large Language Models']
-    >>> topic_path("Applications · Chemistry, Physics, and Earth Sciences")
-    ['Applications', 'Chemistry, Physics, and Earth Sciences']
-    """
-    return [p.strip() for p in _TOPIC_SEP.split(value.strip()) if p.strip()]
-
-
 def parse_venue(value: str) -> tuple[str, int] | None:
     """Venue series and year from a header such as ``ICML 2026 论文列表``.
 
@@ -100,29 +87,3 @@ def is_search_header(value: str) -> bool:
     """True for the header of the ``论文检索`` (paper search) layout."""
     folded = value.strip().casefold()
     return any(folded.startswith(h) for h in _SEARCH_HEADERS)
-
-
-def as_string_list(value: object) -> list[str]:
-    """A list field that may arrive as a list, a JSON string, or a delimited string.
-
-    >>> as_string_list('["a", "b"]')
-    ['a', 'b']
-    >>> as_string_list("bandits; regret")
-    ['bandits', 'regret']
-    """
-    if value is None:
-        return []
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    text = str(value).strip()
-    if not text:
-        return []
-    if text.startswith("["):
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, list):
-            return [str(v).strip() for v in parsed if str(v).strip()]
-    sep = ";" if ";" in text else ","
-    return [p.strip() for p in text.split(sep) if p.strip()]

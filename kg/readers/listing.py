@@ -18,6 +18,7 @@ from kg.readers.fields import (
     parse_venue,
     split_authors,
 )
+from kg.readers.limits import MAX_ABSTRACT_CHARS, over
 from kg.readers.problems import ReadProblem
 
 _HEADER_WORDS = re.compile(r"(papers?|proceedings|accepted|论文|列表|list|orals?|posters?)", re.I)
@@ -71,11 +72,21 @@ def read_listing(text: str, file: str) -> Iterator[RawPaper | ReadProblem]:
     def flush_abstract() -> Iterator[RawPaper | ReadProblem]:
         nonlocal abstract_lines
         if abstract_lines:
-            yield _paper(file, abstract_start, " ".join(abstract_lines), pending, venue, search_layout)
+            abstract = " ".join(abstract_lines)
+            if len(abstract) > MAX_ABSTRACT_CHARS:
+                yield ReadProblem(file, abstract_start, over("abstract", len(abstract), MAX_ABSTRACT_CHARS))
+            else:
+                yield _paper(file, abstract_start, abstract, pending, venue, search_layout)
             pending.lines = []
             abstract_lines = []
 
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    # "\n", "\r\n" and a lone "\r" end lines; U+2028 and friends do not (as in JSONL)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for lineno, raw in enumerate(lines, start=1):
+        if len(raw) > MAX_ABSTRACT_CHARS:  # refused before any pass over it
+            yield from flush_abstract()
+            yield ReadProblem(file, lineno, over("line", len(raw), MAX_ABSTRACT_CHARS))
+            continue
         line = raw.strip()
         if not line:
             yield from flush_abstract()

@@ -1,16 +1,42 @@
-"""JSON, JSONL and CSV exports (field names as in the paperlists data)."""
+"""JSON, JSONL and CSV exports (field names as in the paperlists data), checked value by value.
+
+A record becomes a :class:`RawPaper` plus problems: a refused value (a dict as title, the
+author ``"None"``, year 99999) is reported as ``skipped`` and left out, a cleaned one
+(control characters stripped) as ``repaired``; the rest of the record is kept. A record with
+neither a usable title nor an abstract is skipped as a whole.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from kg.models import RawPaper
-from kg.readers.fields import as_string_list, parse_venue, split_authors
+from kg.readers.fields import parse_venue, split_authors
+from kg.readers.jsonscan import DECODER, RECORD_LIST_KEYS, iter_json, iter_jsonl
+from kg.readers.limits import (
+    MAX_ABSTRACT_CHARS,
+    MAX_AUTHORS,
+    MAX_LIST_ITEMS,
+    MAX_RECORD_CHARS,
+    MAX_TITLE_CHARS,
+    over,
+)
+from kg.readers.paperlists import (
+    author_keys,
+    is_taxonomy,
+    series_name,
+    taxonomy_path,
+    venue_from_bibtex,
+    venue_from_site,
+)
 from kg.readers.problems import ReadProblem
+from kg.readers.values import Checked, check_name, check_text, check_year, is_junk
+from kg.topics import topic_path
+
+__all__ = ["FIELD_NAMES", "RECORD_LIST_KEYS", "read_csv", "read_json", "read_jsonl", "record_to_paper"]
 
 # Accepted spellings of each field, first match wins.
 FIELD_NAMES: dict[str, tuple[str, ...]] = {
@@ -23,44 +49,198 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "year": ("year", "publication_year"),
     "topic": ("primary_area", "topic", "area", "track_area"),
     "url": ("url", "link", "site", "pdf"),
+    "track": ("track",),
+    "status": ("status", "decision"),
+    "site": ("site",),
+    "bibtex": ("bibtex", "bib"),
 }
-RECORD_LIST_KEYS = ("papers", "notes", "data", "results", "items", "records")
+
+Item = RawPaper | ReadProblem
 
 
 def _get(record: Mapping[str, Any], field: str) -> Any:
+    """The first non-empty value of ``field`` under any accepted spelling, any case.
+
+    ``record`` is the lower-cased view :func:`_lowered` makes once per record.
+    """
     for name in FIELD_NAMES[field]:
-        if name in record and record[name] not in (None, ""):
-            return record[name]
-        lower = name.lower()
-        for key in record:
-            if isinstance(key, str) and key.lower() == lower and record[key] not in (None, ""):
-                return record[key]
+        value = record.get(name.lower())
+        if value is not None and value != "":
+            return value
     return None
 
 
-def record_to_paper(record: object, file: str, line: int) -> RawPaper | ReadProblem:
-    """One structured record as a paper, or the reason it is not one."""
-    if not isinstance(record, Mapping):
-        return ReadProblem(file, line, f"expected a JSON object, got {type(record).__name__}")
-    title = _get(record, "title")
-    abstract = _get(record, "abstract")
-    title = str(title).strip() if title is not None else None
-    abstract = str(abstract).strip() if abstract is not None else ""
-    if not title and not abstract:
-        return ReadProblem(file, line, "record has neither a title nor an abstract")
-    raw_authors = _get(record, "authors")
+def _lowered(record: Mapping[Any, Any]) -> dict[str, Any]:
+    """Keys lower-cased once (the first spelling of a key wins), so lookups are dict hits."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if isinstance(key, str):
+            lk = key.lower()
+            if lk not in out or out[lk] in (None, ""):
+                out[lk] = value
+    return out
+
+
+class _Record:
+    """Collects one record's problems while its values are checked."""
+
+    def __init__(self, file: str, line: int, label: str) -> None:
+        self.file, self.line, self.label = file, line, label
+        self.problems: list[ReadProblem] = []
+
+    def skip(self, reason: str) -> None:
+        self.problems.append(ReadProblem(self.file, self.line, self.label + reason))
+
+    def repair(self, reason: str) -> None:
+        self.problems.append(ReadProblem(self.file, self.line, self.label + reason, "repaired"))
+
+    def take(self, checked: Checked) -> str | None:
+        if checked.refused:
+            self.skip(checked.refused)
+        if checked.repaired:
+            self.repair(checked.repaired)
+        return checked.value
+
+    def names(self, values: list[object], what: str) -> list[str]:
+        kept: list[str] = []
+        for v in values:
+            name = self.take(check_name(v, what))
+            if name is not None:
+                kept.append(name)
+        return kept
+
+
+def _as_list(value: object) -> list[object]:
+    """A list field given as a list, a JSON-looking string or a ``;``/``,``-delimited string."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("[") and text.endswith("]"):
+            try:
+                parsed = DECODER.decode(text)
+            except (ValueError, RecursionError):
+                parsed = None
+            if isinstance(parsed, list):
+                return list(parsed)
+        sep = ";" if ";" in text else ","
+        return [p.strip() for p in text.split(sep) if p.strip()]
+    return [value]
+
+
+def _authors(record: Mapping[str, Any], rec: _Record) -> tuple[list[str], list[tuple[str, ...]], bool]:
+    raw = _get(record, "authors")
     truncated = False
-    if isinstance(raw_authors, str) and not raw_authors.lstrip().startswith("["):
-        authors, truncated = split_authors(raw_authors)
+    if isinstance(raw, str) and ";" in raw:
+        items: list[object] = [a.strip() for a in raw.split(";")]
+    elif isinstance(raw, str) and not raw.lstrip().startswith("["):
+        split, truncated = split_authors(raw)
+        items = list(split)
     else:
-        authors = as_string_list(raw_authors)
-        if authors and authors[-1] in ("等", "et al.", "et al"):
-            authors, truncated = authors[:-1], True
-    venue, year = _venue_and_year(record)
-    external = _get(record, "id")
-    url = _get(record, "url")
-    topic = _get(record, "topic")
-    return RawPaper(
+        items = _as_list(raw)
+        if items and items[-1] in ("等", "et al.", "et al"):
+            items, truncated = items[:-1], True
+    keys, notes = author_keys(record, len(items)) if items else ([], [])
+    for note in notes:
+        rec.repair(note)
+    if len(items) > MAX_AUTHORS:
+        rec.repair(f"{len(items):,} authors, over the {MAX_AUTHORS:,}-author limit: the rest are cut")
+        items, keys, truncated = items[:MAX_AUTHORS], keys[:MAX_AUTHORS], True
+    names: list[str] = []
+    kept_keys: list[tuple[str, ...]] = []
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    for i, item in enumerate(items):
+        if isinstance(item, str) and not item.strip():
+            continue  # an empty slot between separators
+        name = rec.take(check_name(item, "author name"))
+        if name is None:
+            continue
+        key = keys[i] if i < len(keys) else ()
+        if (name, key) in seen:
+            continue  # some paperlists exports repeat the whole author list
+        seen.add((name, key))
+        names.append(name)
+        kept_keys.append(key)
+    return names, (kept_keys if any(kept_keys) else []), truncated
+
+
+def _venue_and_year(record: Mapping[str, Any], rec: _Record) -> tuple[str | None, int | None]:
+    venue: str | None = None
+    year: int | None = None
+    raw_venue = _get(record, "venue")
+    if raw_venue is not None:
+        text = rec.take(check_name(raw_venue, "venue"))
+        if text is not None:
+            parsed = parse_venue(text)
+            if parsed is not None and (series_name(parsed[0]) or len(text) < 40):
+                venue, year = series_name(parsed[0]) or parsed[0], parsed[1]
+            else:
+                venue = series_name(text) or text
+    raw_year = _get(record, "year")
+    if raw_year is not None:
+        checked_year, reason = check_year(raw_year)
+        if reason:
+            rec.skip(reason)
+        year = checked_year if checked_year is not None else (year if reason is None else None)
+    if venue is None or year is None:
+        site = _get(record, "site")
+        found = venue_from_site(site) if isinstance(site, str) else None
+        if found is not None:
+            venue, year = venue or found[0], year or found[1]
+    if venue is None or year is None:
+        bib = _get(record, "bibtex")
+        if isinstance(bib, str):
+            series, bib_year = venue_from_bibtex(bib[:10_000])
+            venue, year = venue or series, year or bib_year
+    return venue, year
+
+
+def _scalar(value: object, rec: _Record, what: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        rec.skip(f"{what} must be a string, got {type(value).__name__}")
+        return None
+    text = str(value).strip()
+    if len(text) > 2_000:
+        rec.skip(over(what, len(text), 2_000))
+        return None
+    return text or None
+
+
+def record_to_paper(record: object, file: str, line: int, label: str = "") -> list[Item]:
+    """One structured record as a paper (or nothing) plus every problem found in it."""
+    rec = _Record(file, line, label)
+    if not isinstance(record, Mapping):
+        rec.skip(f"expected a JSON object, got {type(record).__name__}")
+        return list(rec.problems)
+    record = _lowered(record)
+    checked_title = check_text(_get(record, "title"), "title", MAX_TITLE_CHARS)
+    checked_abstract = check_text(_get(record, "abstract"), "abstract", MAX_ABSTRACT_CHARS)
+    refused = checked_title.refused or checked_abstract.refused
+    if refused:  # the text is what a paper is; half of one would be stored under a wrong id
+        rec.skip(f"record skipped: {refused}")
+        return list(rec.problems)
+    title = rec.take(checked_title)
+    abstract = rec.take(checked_abstract) or ""
+    if not title and not abstract:
+        rec.skip("record has neither a title nor an abstract")
+        return list(rec.problems)
+    authors, keys, truncated = _authors(record, rec)
+    venue, year = _venue_and_year(record, rec)
+    raw_keywords = _as_list(_get(record, "keywords"))[:MAX_LIST_ITEMS]
+    keywords = rec.names(raw_keywords, "keyword")
+    topics: list[list[str]] = []
+    if is_taxonomy(keywords):
+        topics = [p for p in (taxonomy_path(k) for k in keywords) if p]
+        keywords = []
+    raw_topic = _get(record, "topic")
+    topic = rec.take(check_name(raw_topic, "topic", 1_000)) if raw_topic is not None else None
+    if topic is not None and not topic_path(topic):
+        topic = None
+    paper = RawPaper(
         file=file,
         line=line,
         abstract=abstract,
@@ -69,107 +249,85 @@ def record_to_paper(record: object, file: str, line: int) -> RawPaper | ReadProb
         authors_truncated=truncated,
         venue=venue,
         year=year,
-        topic=str(topic).strip() if topic else None,
-        keywords=as_string_list(_get(record, "keywords")),
-        external_id=str(external) if external is not None else None,
-        url=str(url) if url is not None else None,
+        topic=topic,
+        keywords=keywords,
+        external_id=_scalar(_get(record, "id"), rec, "id"),
+        url=_scalar(_get(record, "url"), rec, "url"),
+        author_keys=keys,
+        track=_label(_get(record, "track"), rec, "track"),
+        status=_label(_get(record, "status"), rec, "status"),
+        topics=topics,
     )
+    return [*rec.problems, paper]
 
 
-def _venue_and_year(record: Mapping[str, Any]) -> tuple[str | None, int | None]:
-    venue = _get(record, "venue")
-    year_value = _get(record, "year")
-    year: int | None = None
-    if year_value is not None:
-        try:
-            year = int(str(year_value).strip()[:4])
-        except ValueError:
-            year = None
-    if venue is None:
-        return None, year
-    parsed = parse_venue(str(venue))
-    if parsed is not None:
-        return parsed[0], year if year is not None else parsed[1]
-    return str(venue).strip(), year
+def _label(value: object, rec: _Record, what: str) -> str | None:
+    if value is None:
+        return None
+    text = rec.take(check_name(value, what, 200))
+    return None if text is None or is_junk(text) else text
 
 
-def read_jsonl(text: str, file: str) -> Iterator[RawPaper | ReadProblem]:
-    """One JSON object per line; a malformed line is a problem, not the end of the file."""
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            yield ReadProblem(file, lineno, f"malformed JSON line: {e.msg} (column {e.colno})")
-            continue
-        yield record_to_paper(record, file, lineno)
+def _items(found: Iterator[tuple[bool, Any, int, str]], file: str) -> Iterator[Item]:
+    for ok, value, line, label in found:
+        if ok:
+            yield from record_to_paper(value, file, line, label)
+        else:
+            yield ReadProblem(file, line, str(value))
 
 
-def read_json(text: str, file: str) -> Iterator[RawPaper | ReadProblem]:
-    """A JSON array of records, an object holding one (``{"papers": [...]}``), or one record.
+def read_jsonl(text: str, file: str) -> Iterator[Item]:
+    """One JSON object per ``\\n``-separated line; a malformed line is a problem, not the end."""
+    yield from _items(iter_jsonl(text), file)
 
-    Records are decoded one at a time so each keeps its own line number.
+
+def read_json(text: str, file: str) -> Iterator[Item]:
+    """A JSON array, a wrapper object holding one (``{"papers": [...]}``), or one record."""
+    yield from _items(iter_json(text), file)
+
+
+def read_csv(text: str, file: str) -> Iterator[Item]:
+    """CSV or TSV with a header row naming at least a title or an abstract column.
+
+    Lone CR, LF and CRLF all end rows (the text is read in universal-newline mode); a field
+    over the record limit is reported with its line and the rest of the file is still read.
     """
-    decoder = json.JSONDecoder()
-    start = len(text) - len(text.lstrip())
-    try:
-        if text[start] == "{":
-            whole, _ = decoder.raw_decode(text, start)
-            for key in RECORD_LIST_KEYS:
-                if isinstance(whole.get(key), list):
-                    inner = text.index("[", text.index(f'"{key}"'))
-                    yield from _read_array(text, inner, file, decoder)
-                    return
-            yield record_to_paper(whole, file, text.count("\n", 0, start) + 1)
-            return
-        yield from _read_array(text, start, file, decoder)
-    except json.JSONDecodeError as e:
-        yield ReadProblem(file, e.lineno, f"malformed JSON: {e.msg} (column {e.colno})")
-
-
-def _read_array(
-    text: str, pos: int, file: str, decoder: json.JSONDecoder
-) -> Iterator[RawPaper | ReadProblem]:
-    pos += 1  # past "["
-    n = len(text)
-    while True:
-        while pos < n and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= n:
-            raise json.JSONDecodeError("unterminated array", text, pos)
-        if text[pos] == "]":
-            return
-        line = text.count("\n", 0, pos) + 1
-        record, pos = decoder.raw_decode(text, pos)
-        yield record_to_paper(record, file, line)
-
-
-def read_csv(text: str, file: str) -> Iterator[RawPaper | ReadProblem]:
-    """CSV or TSV with a header row naming at least a title or an abstract column."""
-    first = text.split("\n", 1)[0]
+    first = text.split("\n", 1)[0].split("\r", 1)[0]
     delimiter = "\t" if first.count("\t") > first.count(",") else ","
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    columns = [c.strip().lower() for c in (reader.fieldnames or [])]
-    wanted = set(FIELD_NAMES["title"]) | set(FIELD_NAMES["abstract"])
-    if not wanted & set(columns):
+    csv.field_size_limit(MAX_RECORD_CHARS)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except StopIteration:
+        return
+    except csv.Error as e:
+        yield ReadProblem(file, 1, f"unreadable CSV header: {e}")
+        return
+    columns = [c.strip().lstrip("\ufeff") for c in header]
+    lowered = [c.lower() for c in columns]
+    wanted = {n.lower() for n in FIELD_NAMES["title"] + FIELD_NAMES["abstract"]}
+    if not wanted & set(lowered):
         yield ReadProblem(
             file,
             1,
             "CSV header has no title or abstract column "
-            f"(found: {', '.join(columns) or 'none'}; expected e.g. title, abstract, authors)",
+            f"(found: {', '.join(lowered) or 'none'}; expected e.g. title, abstract, authors)",
         )
         return
-    expected = len(reader.fieldnames or [])
-    start_line = 2
-    for row in reader:
-        line = start_line
-        start_line = reader.line_num + 1
-        if None in row or any(v is None for v in row.values()):
-            got = len([v for k, v in row.items() if k is not None and v is not None])
-            extra = row.get(None)
-            got += len(extra) if isinstance(extra, list) else 0
-            yield ReadProblem(file, line, f"row has {got} fields, the header has {expected}")
+    line = reader.line_num + 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            yield ReadProblem(file, line, f"unreadable CSV row: {e}")
+            line = reader.line_num + 1
             continue
-        clean = {k.strip(): v for k, v in row.items() if k is not None}
-        yield record_to_paper(clean, file, line)
+        start, line = line, reader.line_num + 1
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(columns):
+            yield ReadProblem(file, start, f"row has {len(row)} fields, the header has {len(columns)}")
+            continue
+        yield from record_to_paper(dict(zip(columns, row, strict=True)), file, start)

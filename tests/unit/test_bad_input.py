@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ def test_binary_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     binary = tmp_path / "listing.txt"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
     code, out = _ingest(tmp_path, capsys, binary, _good_file(tmp_path))
-    assert code == 1 and f"{binary}: binary file (contains NUL bytes), not a listing" in out
+    assert code == 1 and f"{binary}: binary file (PNG image), not a listing" in out
     assert _papers(tmp_path, capsys) == 1
 
 
@@ -56,7 +57,8 @@ def test_non_utf8_file_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixt
     latin = tmp_path / "latin1.txt"
     latin.write_bytes("ICLR 2026 Papers\n\nG\u00f6del".encode("latin-1"))
     code, out = _ingest(tmp_path, capsys, latin)
-    assert code == 1 and f"{latin}:3: not UTF-8 text (byte 0xf6" in out
+    assert f"repaired {latin}:3: invalid UTF-8 (byte 0xf6 at column 2) replaced by U+FFFD" in out
+    assert code == 1 and f"skipped {latin}: not a known listing format" in out
 
 
 def test_unknown_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,3 +124,65 @@ def test_listing_lines_without_abstract_are_reported(
     assert code == 1 and "20 added" in out
     theory_line = text.count("\n") + 3  # last line of the listing, a blank line, then "Theory"
     assert f"{f}:{theory_line}: line is not followed by an abstract: 'Theory'" in out
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json", ".txt", ".csv"])
+def test_a_50_mb_single_line_abstract_is_refused_quickly(tmp_path: Path, suffix: str) -> None:
+    from kg.readers import read_file
+
+    f = tmp_path / f"huge{suffix}"
+    abstract = "word " * 10_000_000  # 50 MB on one line
+    if suffix == ".csv":
+        f.write_text(f"title,abstract\nHuge,{abstract}\nFine,We study bandits.\n", encoding="utf-8")
+    elif suffix == ".txt":
+        f.write_text(f"ICLR 2026 Papers\n\n{abstract}\n", encoding="utf-8")
+    else:
+        rec = json.dumps({"title": "Huge", "abstract": abstract})
+        f.write_text(
+            rec + "\n" + json.dumps(GOOD) + "\n" if suffix == ".jsonl" else f"[{rec}]", encoding="utf-8"
+        )
+    t0 = time.perf_counter()
+    result = read_file(f)
+    assert time.perf_counter() - t0 < 15
+    assert [p.title for p in result.papers] in ([], ["A good paper"], ["Fine"])
+    (problem,) = [p for p in result.problems if p.severity == "skipped"]
+    assert problem.line in (1, 2, 3) and "limit" in problem.reason and str(f) == problem.file
+
+
+def test_an_exception_inside_one_file_costs_only_that_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader bug (simulated: the CSV reader raises) becomes that file's error."""
+    import kg.readers.detect as detect
+
+    def broken(text: str, file: str) -> object:
+        raise RuntimeError("simulated reader bug")
+
+    monkeypatch.setattr(detect, "read_csv", broken)
+    bad = tmp_path / "rows.csv"
+    bad.write_text("title,abstract\nT,A\n", encoding="utf-8")
+    code, out = _ingest(tmp_path, capsys, bad, _good_file(tmp_path))
+    assert code == 1
+    assert f"skipped {bad}: reader failed: RuntimeError: simulated reader bug" in out
+    assert _papers(tmp_path, capsys) == 1
+
+
+def test_a_fifo_on_the_command_line_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    code, out = _ingest(tmp_path, capsys, fifo, _good_file(tmp_path))
+    assert code == 1 and f"skipped {fifo}: not a regular file (a FIFO), not read" in out
+    assert _papers(tmp_path, capsys) == 1
+
+
+def test_repairs_are_reported_but_do_not_fail_the_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "nul.jsonl"
+    f.write_text(json.dumps(GOOD).replace("bandits", "ban\\u0000dits").replace("A good", "A\x00 good") + "\n")
+    code, out = _ingest(tmp_path, capsys, f)
+    assert code == 0 and "0 skipped, 2 repaired" in out
+    assert f"repaired {f}:1: 1 NUL character(s) removed" in out  # a raw NUL byte
+    assert f"repaired {f}:1: abstract: removed 1 control/bidi character(s)" in out  # "\u0000" in JSON

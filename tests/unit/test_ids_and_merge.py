@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+
 from kg.ids import author_id, paper_id, split_nickname, topic_id
-from kg.merge import merge_properties
+from kg.merge import merge_all, merge_properties
+from kg.models import Properties
 
 
 def test_same_abstract_in_two_listings_is_one_paper() -> None:
@@ -41,3 +45,75 @@ def test_merge_rules() -> None:
         {"title": "D", "titleSource": "DERIVED"}, {"title": "Real", "titleSource": "LISTING"}
     )
     assert upgraded == {"title": "Real", "titleSource": "LISTING"}
+
+
+def test_author_spelling_is_independent_of_order() -> None:
+    caps = {"name": "ABHRA CHAUDHURI"}
+    mixed = {"name": "Abhra Chaudhuri"}
+    forward = merge_properties(merge_properties({}, caps), mixed)
+    backward = merge_properties(merge_properties({}, mixed), caps)
+    assert forward == backward == {"name": "Abhra Chaudhuri", "aliases": ["ABHRA CHAUDHURI"]}
+
+
+def test_accented_spelling_beats_the_ascii_one() -> None:
+    merged = merge_properties({"name": "Korbinian Poppel"}, {"name": "Korbinian Pöppel"})
+    assert merged["name"] == "Korbinian Pöppel" and merged["aliases"] == ["Korbinian Poppel"]
+
+
+def test_discovered_concept_name_and_kind_do_not_depend_on_order() -> None:
+    a = {"name": "grape", "kind": "CONCEPT", "source": "discovered", "aliases": ["g"]}
+    b = {"name": "GRAPE", "kind": "METHOD", "source": "discovered", "aliases": []}
+    assert merge_properties(a, b) == merge_properties(b, a)
+    assert merge_properties(a, b) == {
+        "name": "GRAPE",
+        "kind": "METHOD",
+        "source": "discovered",
+        "aliases": ["g", "grape"],
+    }
+
+
+def test_curated_concept_keeps_its_name_against_a_discovered_spelling() -> None:
+    seed = {"name": "large language model", "kind": "MODEL", "source": "vocabulary", "aliases": ["LLM"]}
+    found = {"name": "Large Language Model", "kind": "CONCEPT", "source": "discovered", "aliases": []}
+    for merged in (merge_properties(seed, found), merge_properties(found, seed)):
+        assert merged["name"] == "large language model" and merged["source"] == "vocabulary"
+        assert merged["kind"] == "MODEL" and merged["aliases"] == ["LLM", "Large Language Model"]
+
+
+def test_union_lists_are_sorted_sets_and_a_first_insert_is_normalised() -> None:
+    assert merge_properties({}, {"sources": ["b:2", "a:1"]}) == {"sources": ["a:1", "b:2"]}
+    assert merge_properties({"keywords": ["z"]}, {"keywords": ["a", "z"]}) == {"keywords": ["a", "z"]}
+
+
+def test_listing_titles_are_ranked_not_newest_wins() -> None:
+    a = {"title": "DEEP NETS", "titleSource": "LISTING", "shortTitle": "DEEP NETS"}
+    b = {"title": "Deep Nets", "titleSource": "LISTING", "shortTitle": "Deep Nets"}
+    assert merge_properties(a, b) == merge_properties(b, a) == b
+
+
+def test_other_scalars_take_a_fixed_order() -> None:
+    a, b = {"year": 2021}, {"year": 2020}
+    assert merge_properties(a, b) == merge_properties(b, a) == {"year": 2021}
+    assert merge_properties({"authorsTruncated": True}, {"authorsTruncated": False}) == {
+        "authorsTruncated": False
+    }
+
+
+# Property maps as the pipeline emits them, with every conflict the rules decide.
+_MAPS: list[Properties] = [
+    {"name": "Jie Zhou", "aliases": [], "sources": ["b.json:3"], "year": 2021, "kind": "TASK"},
+    {"name": "JIE ZHOU", "sources": ["a.json:9", "c.json:1"], "year": None, "url": "u2"},
+    {"name": "jie zhou", "aliases": ["J. Zhou"], "kind": "CONCEPT", "url": "u1", "flag": True},
+    {"title": "T", "titleSource": "DERIVED", "shortTitle": "T", "flag": False},
+    {"title": "Real Title", "titleSource": "LISTING", "shortTitle": "Real Title", "keywords": ["x"]},
+]
+
+
+def test_merge_is_commutative_associative_and_idempotent() -> None:
+    results = {json.dumps(merge_all(order), sort_keys=True) for order in itertools.permutations(_MAPS)}
+    assert len(results) == 1
+    merged = merge_all(_MAPS)
+    for props in _MAPS:
+        assert merge_properties(merged, props) == merged  # re-ingesting changes nothing
+    assert merged["name"] == "Jie Zhou" and merged["aliases"] == ["J. Zhou", "JIE ZHOU", "jie zhou"]
+    assert merged["title"] == "Real Title" and merged["kind"] == "TASK" and merged["url"] == "u1"

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from kg.readers import read_file
 from kg.readers.detect import detect_format
-from kg.readers.fields import looks_like_author_line, split_authors, topic_path
+from kg.readers.fields import looks_like_author_line, split_authors
+from kg.topics import topic_path
 from tests.conftest import EXAMPLES
 
 SEARCH = EXAMPLES / "003_2a261481fbd52cec.txt"
@@ -143,3 +145,62 @@ def test_txt_file_holding_jsonl_is_read_as_jsonl(tmp_path: Path) -> None:
     f = tmp_path / "export.txt"
     f.write_text('{"title": "A"}\n{"title": "B"}\n')
     assert [p.title for p in read_file(f).papers] == ["A", "B"]
+
+
+def test_bom_less_utf16_is_text_not_binary(tmp_path: Path) -> None:
+    f = tmp_path / "export.jsonl"
+    f.write_bytes(json.dumps({"title": "Gödel machines", "abstract": "Self-reference."}).encode("utf-16-le"))
+    result = read_file(f)
+    assert [p.title for p in result.papers] == ["Gödel machines"] and result.problems == []
+
+
+def test_a_csv_field_over_128_kib_in_an_unused_column_is_read(tmp_path: Path) -> None:
+    f = tmp_path / "wide.csv"
+    f.write_text(
+        "title,abstract,notes\r\nWide,We study wide rows.," + "n" * 200_000 + "\r\n", encoding="utf-8"
+    )
+    result = read_file(f)
+    assert [p.title for p in result.papers] == ["Wide"] and result.problems == []
+
+
+def test_a_broken_first_jsonl_line_keeps_the_file_jsonl() -> None:
+    text = '{"title": "broken", \n{"title": "ok", "abstract": "x"}\n'
+    assert detect_format(text) == "jsonl"
+    assert detect_format('{"papers": [{"title": "a"}]}') == "json"
+
+
+def test_json_problems_name_the_record_number(tmp_path: Path) -> None:
+    f = tmp_path / "one_line.json"
+    f.write_text('[{"title": "A", "abstract": "a"}, {"title": {"x": 1}}, {"title": "C", "abstract": "c"}]')
+    result = read_file(f)
+    assert [p.title for p in result.papers] == ["A", "C"]
+    assert [str(p) for p in result.problems] == [
+        f"{f}:1: record 2: record skipped: title must be a string, got an object"
+    ]
+
+
+def test_venue_and_year_precedence_record_site_bibtex_file_name(tmp_path: Path) -> None:
+    f = tmp_path / "cvpr2019.jsonl"
+    rows = [
+        {"title": "Own", "abstract": "a", "venue": "iclr", "year": 2018},
+        {
+            "title": "Site",
+            "abstract": "b",
+            "site": "https://openaccess.thecvf.com/content_WACV_2020/html/x.html",
+        },
+        {"title": "Bib", "abstract": "c", "bibtex": "@inproceedings{k, booktitle={Proc. CoRL}, year={2024}}"},
+        {"title": "File", "abstract": "d"},
+        {"title": "Bad year", "abstract": "e", "year": 99999},
+    ]
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = read_file(f)
+    assert [(p.title, p.venue, p.year) for p in result.papers] == [
+        ("Own", "ICLR", 2018),
+        ("Site", "WACV", 2020),
+        ("Bib", "CoRL", 2024),
+        ("File", "CVPR", 2019),
+        ("Bad year", "CVPR", 2019),
+    ]
+    assert [str(p) for p in result.problems] == [
+        f"{f}:5: year 99999 is outside 1900..{date.today().year + 1}"
+    ]

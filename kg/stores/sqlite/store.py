@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kg import deadline
-from kg.derived import new_pairs, top_concepts
+from kg.derived import coauthor_pairs_allowed, new_pairs, top_concepts
 from kg.errors import GraphStoreError
 from kg.merge import merge_properties
 from kg.models import PaperRecord, Properties, UpsertSummary
@@ -402,8 +402,9 @@ class _Batch:
                     self.authors[pid].add(rel.start)
                 elif rel.type == "MENTIONS" and rel.start == pid:
                     self.mentions[pid][rel.end] = _score(self.rels[rel.key])
-            for a, b in new_pairs(before_authors, self.authors[pid]):
-                self.pair_delta[(a, "COAUTHOR", b)] += 1
+            if coauthor_pairs_allowed(self.props[pid]):  # hyperauthored papers make no pairs
+                for a, b in new_pairs(before_authors, self.authors[pid]):
+                    self.pair_delta[(a, "COAUTHOR", b)] += 1
             for a, b in new_pairs(before_top, top_concepts(self.mentions[pid].items())):
                 self.pair_delta[(a, "CO_OCCURS", b)] += 1
             if not existed:

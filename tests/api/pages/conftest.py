@@ -54,7 +54,7 @@ def free_port() -> int:
 def _env(data_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["KG_DATA_DIR"] = str(data_dir)
-    env["KG_BACKEND"] = "memory"
+    env["KG_BACKEND"] = "sqlite"
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     return env
 

@@ -1,0 +1,144 @@
+"""Field values checked one by one: cleaned and kept, or refused with a reason.
+
+A reader calls these on every record; a refused value is reported like a malformed record
+(``skipped``) and never stored, a cleaned one is reported as ``repaired``.
+
+- Text: C0/C1 control characters (except whitespace), ANSI escape sequences and Unicode
+  bidirectional controls (U+202A..U+202E, U+2066..U+2069, U+200E/F, U+061C) are stripped;
+  they can make a name display as something else. Whitespace runs collapse to one space.
+- Names (authors, venues, keywords, topics) must contain a letter and must not be JSON-ish
+  junk: ``None``, ``null``, ``{}``, ``[]``, ``NaN``, ``undefined``, ``N/A``, a bare number.
+- Titles and abstracts must be strings (a number or a list/dict is refused; a title ``"5"``
+  or ``"None"`` is junk too).
+- Years are integers (or 4-digit strings) in :data:`MIN_YEAR`..current year + 1.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+
+from kg.readers.limits import MAX_NAME_CHARS, over
+
+MIN_YEAR = 1900
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_CONTROLS = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+_SPACES = re.compile(r"\s+")
+_JUNK = frozenset(
+    "none null nil nan undefined n/a na true false {} [] () \"\" '' - -- ? unknown anonymous".split()
+)
+_NUMBER = re.compile(r"[-+]?\d*\.?\d+(?:e[-+]?\d+)?")
+_YEAR_TEXT = re.compile(r"^\s*(\d{4})(?:\D|$)")
+
+
+def max_year() -> int:
+    """The latest accepted year: next year (accepted papers are listed ahead of time)."""
+    return datetime.date.today().year + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A cleaned value (``None`` when refused) and what was wrong with the original."""
+
+    value: str | None
+    refused: str | None = None  # reason the value was dropped
+    repaired: str | None = None  # what was stripped from a value that was kept
+
+
+def clean_text(text: str) -> tuple[str, str | None]:
+    """``text`` without control/bidi characters and ANSI escapes, whitespace collapsed.
+
+    >>> clean_text("Ada\\u202e Lovelace\\x1b[31m")
+    ('Ada Lovelace', 'removed 2 control/bidi character(s)')
+    """
+    if text.isprintable():  # no control, bidi or line-separator character: the common case
+        return (text.strip() if "  " not in text else _SPACES.sub(" ", text).strip()), None
+    count = 0
+    if "\x1b" in text:
+        text, count = _ANSI.subn("", text)
+    text, stripped = _CONTROLS.subn("", text)
+    count += stripped
+    text = _SPACES.sub(" ", text).strip()
+    return text, (f"removed {count} control/bidi character(s)" if count else None)
+
+
+def is_junk(text: str) -> bool:
+    """True for values that are serialisation accidents, not names or titles.
+
+    >>> [is_junk(v) for v in ("None", "{}", "5", "3.0", "Ada", "R2-D2")]
+    [True, True, True, True, False, False]
+    """
+    folded = text.strip().casefold()
+    if folded in _JUNK:
+        return True
+    if folded[:1].isdigit() or folded[:1] in ("+", "-", "."):
+        if _NUMBER.fullmatch(folded):
+            return True
+    return folded.startswith(("{", "[")) and folded.endswith(("}", "]"))
+
+
+def check_name(value: object, what: str, limit: int = MAX_NAME_CHARS) -> Checked:
+    """An author/venue/keyword/topic name: a string with a letter, not junk, within ``limit``."""
+    if not isinstance(value, str):
+        return Checked(None, f"{what} must be a string, got {_type(value)}")
+    text, repaired = clean_text(value)
+    if not text:
+        return Checked(None, f"{what} is empty" + (" after removing control characters" if repaired else ""))
+    if len(text) > limit:
+        return Checked(None, over(what, len(text), limit))
+    if is_junk(text) or not any(c.isalpha() for c in text):
+        return Checked(None, f"{what} {_show(text)} is not a name (no letters, or a placeholder)")
+    return Checked(text, None, f"{what} {_show(text)}: {repaired}" if repaired else None)
+
+
+def check_text(value: object, what: str, limit: int) -> Checked:
+    """A title or abstract: a string (possibly empty), cleaned, within ``limit`` characters."""
+    if value is None:
+        return Checked(None)
+    if not isinstance(value, str):
+        return Checked(None, f"{what} must be a string, got {_type(value)}")
+    if len(value) > limit:  # before cleaning: a 50 MB value costs no regex pass
+        return Checked(None, over(what, len(value), limit))
+    text, repaired = clean_text(value)
+    if text and (is_junk(text) or not any(c.isalnum() for c in text)):
+        return Checked(None, f"{what} {_show(text)} is not text (a placeholder or punctuation only)")
+    return Checked(text, None, f"{what}: {repaired}" if repaired else None)
+
+
+def check_year(value: object) -> tuple[int | None, str | None]:
+    """``(year, None)`` or ``(None, reason)``; ``None`` in gives ``(None, None)``.
+
+    >>> check_year("2024"), check_year(99999)[0], check_year(-5)[0], check_year(True)[0]
+    ((2024, None), None, None, None)
+    """
+    if value is None or value == "":
+        return None, None
+    year: int | None = None
+    if isinstance(value, bool):
+        year = None
+    elif isinstance(value, int):
+        year = value
+    elif isinstance(value, float) and value.is_integer():
+        year = int(value)
+    elif isinstance(value, str):
+        m = _YEAR_TEXT.match(value) if len(value) < 100 else None
+        year = int(m.group(1)) if m else None
+    if year is None:
+        return None, f"year {_show(value)} is not a year"
+    if not MIN_YEAR <= year <= max_year():
+        return None, f"year {year} is outside {MIN_YEAR}..{max_year()}"
+    return year, None
+
+
+def _type(value: object) -> str:
+    return {dict: "an object", list: "a list", bool: "a boolean", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _show(value: object) -> str:
+    text = str(value)
+    return repr(text[:40] + "…" if len(text) > 40 else text)
