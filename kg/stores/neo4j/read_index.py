@@ -1,0 +1,182 @@
+"""The Neo4j read index: lookup, sort and count keys kept next to the graph, in the write transaction.
+
+Why: every API read must be one indexed query (:class:`kg.stores.protocol.ReadStore`), and
+Neo4j's range indexes cannot answer what the API asks for with the plain properties:
+
+- names and aliases are a list, and range indexes do not index list membership; so every
+  :func:`kg.names.concept_keys` key of a concept (and every :func:`kg.names.author_keys` key of
+  an author) is an internal key node ``(:__KGKey {key, rkey})-[:__KEY_OF {rank}]->(node)``,
+  unique on ``key``; ``rkey`` (the reversed loose key) makes "loose key ends with these words"
+  an index prefix seek;
+- papers sort newest first, then by folded title, then id; one string ``_sortKey`` encodes that
+  order, so a page is an index-ordered scan that stops after ``offset + limit`` rows;
+- listings sort by paper count: ``_papers`` (``MENTIONS`` in-degree of a concept, ``AUTHORED``
+  out-degree of an author) and ``_sortName`` are indexed properties;
+- substring search over folded names and aliases: ``_search``, in a text (trigram) index.
+
+All of these are internal (:data:`kg.stores.neo4j.queries.INTERNAL_NODE_PROPERTIES`) and
+stripped on read. :func:`update_read_index` runs inside the upsert transaction after the batch's
+nodes and relationships are written, so a committed batch is always fully indexed; it reads
+back the touched nodes, computes their keys with the same pure functions the queries use, and
+writes only what differs (re-ingesting the same records writes nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import neo4j
+
+from kg.ids import fold
+from kg.models import PaperRecord, PropertyValue
+from kg.names import LOOSE_PREFIX, author_keys, concept_keys
+from kg.stores.neo4j import read_queries as rq
+
+Tx = neo4j.ManagedTransaction | neo4j.Transaction
+AUTHOR_PREFIX = "a:"
+NULL_YEAR = 10_000  # sorts after every real year in :func:`paper_sort_key`
+KeyRow = list[Any]  # [key, rank, rkey or None]
+
+
+def _strings(value: PropertyValue | None) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _name(props: Mapping[str, Any], node_id: str) -> str:
+    return str(props.get("name") or node_id)
+
+
+def paper_sort_key(node_id: str, props: Mapping[str, Any]) -> str:
+    """One string whose order is: newest year first (no year last), folded title, id.
+
+    >>> newer, older = {"year": 2024, "title": "B"}, {"year": 2023, "title": "A"}
+    >>> paper_sort_key("p:1", newer) < paper_sort_key("p:0", older)
+    True
+    >>> paper_sort_key("p:1", {"title": "A"}) > paper_sort_key("p:2", {"year": 1990, "title": "Z"})
+    True
+    """
+    year = props.get("year")
+    y = int(year) if isinstance(year, int | float) and not isinstance(year, bool) else None
+    rank = NULL_YEAR if y is None or not 0 <= y <= 9999 else 9999 - y
+    # "\x00" sorts below every character of a folded title, so "ab" < "ab c" as in a tuple sort.
+    return f"{rank:05d}\x00{fold(str(props.get('title') or ''))}\x00{node_id}"
+
+
+def search_text(surfaces: Iterable[str], with_loose: bool) -> str:
+    """Folded surfaces (and their loose keys), one per line: the text ``CONTAINS`` searches.
+
+    ``fold`` collapses whitespace, so no folded query can span two lines.
+
+    >>> search_text(["Multi-armed Bandits", "MAB"], True)
+    'multi-armed bandits\\nmab\\nmulti armed bandit'
+    """
+    parts: dict[str, None] = {}
+    items = [s for s in surfaces if s]
+    for s in items:
+        parts[fold(s)] = None
+    if with_loose:
+        for s in items:
+            key = concept_keys(s)
+            loose = [k for k in key if k.startswith(LOOSE_PREFIX)]
+            if loose:
+                parts[loose[0][len(LOOSE_PREFIX) :]] = None
+    return "\n".join(p for p in parts if p)
+
+
+def reversed_text(text: str) -> str:
+    """``text`` backwards: a suffix of ``text`` is a prefix of this."""
+    return text[::-1]
+
+
+def concept_key_rows(node_id: str, props: Mapping[str, Any]) -> list[KeyRow]:
+    """``[key, rank, rkey]`` per key of a concept; rank: curated 0/discovered 2, +1 for an alias.
+
+    A key reached by the name and an alias keeps the better (smaller) rank.
+    """
+    base = 0 if props.get("source") == "vocabulary" else 2
+    best: dict[str, int] = {}
+    surfaces = [(_name(props, node_id), 0)] + [(a, 1) for a in _strings(props.get("aliases"))]
+    for surface, alias in surfaces:
+        for key in concept_keys(surface):
+            rank = base + alias
+            if key not in best or rank < best[key]:
+                best[key] = rank
+    return [
+        [key, rank, reversed_text(key[len(LOOSE_PREFIX) :]) if key.startswith(LOOSE_PREFIX) else None]
+        for key, rank in sorted(best.items())
+    ]
+
+
+def author_key_rows(node_id: str, props: Mapping[str, Any]) -> list[KeyRow]:
+    """``[key, 0, None]`` per folded name form of an author (``a:`` prefixed)."""
+    nickname = props.get("nickname")
+    keys = author_keys(_name(props, node_id), str(nickname) if nickname else None)
+    return [[AUTHOR_PREFIX + k, 0, None] for k in sorted(set(keys))]
+
+
+def desired_state(
+    node_id: str, labels: Sequence[str], props: Mapping[str, Any], papers: int | None
+) -> tuple[dict[str, Any], list[KeyRow] | None]:
+    """The internal properties a node should have, and its key rows (``None``: keys not used)."""
+    if "Paper" in labels:
+        return {"_sortKey": paper_sort_key(node_id, props)}, None
+    if "Concept" in labels:
+        rows = concept_key_rows(node_id, props)
+        surfaces = [_name(props, node_id), *_strings(props.get("aliases"))]
+        state: dict[str, Any] = {
+            "_sortName": fold(_name(props, node_id)),
+            "_search": search_text(surfaces, with_loose=True),
+            "_papers": papers or 0,
+            "_keys": [f"{r[1]}|{r[0]}" for r in rows],
+        }
+        return state, rows
+    if "Author" in labels:
+        rows = author_key_rows(node_id, props)
+        nickname = props.get("nickname")
+        surfaces = [_name(props, node_id)] + ([str(nickname)] if nickname else [])
+        return {
+            "_sortName": fold(_name(props, node_id)),
+            "_search": search_text(surfaces, with_loose=False),
+            "_papers": papers or 0,
+            "_keys": [r[0] for r in rows],
+        }, rows
+    return {}, None
+
+
+def touched_ids(records: Sequence[PaperRecord]) -> list[str]:
+    """Every node id a batch wrote or linked (papers, their nodes, relationship ends)."""
+    ids: dict[str, None] = {}
+    for r in records:
+        ids[r.paper.id] = None
+        ids.update((n.id, None) for n in r.nodes)
+        for rel in r.relationships:
+            ids[rel.start] = None
+            ids[rel.end] = None
+    return list(ids)
+
+
+def update_read_index(tx: Tx, records: Sequence[PaperRecord], chunk: int = 2000) -> None:
+    """Bring the read index of every node ``records`` touched up to date (inside ``tx``)."""
+    ids = touched_ids(records)
+    for i in range(0, len(ids), chunk):
+        index_nodes(tx, ids[i : i + chunk])
+
+
+def index_nodes(tx: Tx, ids: list[str]) -> int:
+    """Recompute the read index of these nodes from their stored state; returns how many changed."""
+    stmt = rq.index_state(ids)
+    record = tx.run(stmt.text, stmt.params).single(strict=True)
+    props_rows: list[dict[str, Any]] = []
+    key_rows: list[dict[str, Any]] = []
+    for node_id, labels, props, papers in record["rows"]:
+        state, keys = desired_state(node_id, labels, props, papers)
+        diff = {k: v for k, v in state.items() if props.get(k) != v}
+        if not diff:
+            continue
+        props_rows.append({"id": node_id, "props": diff})
+        if keys is not None and "_keys" in diff:
+            key_rows.append({"id": node_id, "keys": keys})
+    for stmt in rq.write_index(props_rows, key_rows):
+        tx.run(stmt.text, stmt.params).consume()
+    return len(props_rows)
