@@ -450,7 +450,7 @@ def create_app(
 
     async def version() -> Hashable:
         service: GraphService = app.state.service
-        return await call_store(service.store.backend_name != "memory", service.version)
+        return await call_store(service.store.backend_name != "sqlite", service.version)
 
     # Added innermost first: CORS wraps the timeout, which wraps the response cache, which
     # wraps the fast path to the schema.
@@ -481,7 +481,7 @@ def _service(store: GraphStore) -> GraphService:
     """The service over ``store``. The embedded store lives in this process and nothing here
     writes to it, so its version is read once; a shared server (Neo4j) is re-checked every few
     seconds so that an ingest from elsewhere shows up."""
-    if store.backend_name == "memory":
+    if store.backend_name == "sqlite":
         return GraphService(store, refresh_interval_s=math.inf)
     return GraphService(store)
 

@@ -33,7 +33,7 @@ class Context(BaseContext):
         self.service = service
         self.store: GraphStore = service.store
         self.settings = settings
-        self.offload = service.store.backend_name != "memory" if offload is None else offload
+        self.offload = service.store.backend_name != "sqlite" if offload is None else offload
         self.loaders = Loaders(self.store, offload=self.offload)
         # Links every page of papers or co-authors asks for, from the service's caches.
         self.paper_authors: Lookup[str, list[Node]] = Lookup(

@@ -42,7 +42,11 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _add_store_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("store (defaults from KG_* environment variables)")
-    g.add_argument("--backend", choices=["memory", "neo4j"], help="graph store (KG_BACKEND)")
+    g.add_argument(
+        "--backend",
+        choices=["sqlite", "neo4j", "memory"],
+        help="graph store (KG_BACKEND): sqlite (embedded, default) or neo4j; memory = sqlite (0.1 name)",
+    )
     g.add_argument("--data-dir", type=Path, help="embedded store folder (KG_DATA_DIR, ./.kg)")
     g.add_argument("--neo4j-uri", help="Bolt URI (KG_NEO4J_URI)")
     g.add_argument("--neo4j-user", help="Neo4j user (KG_NEO4J_USER)")
@@ -114,7 +118,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         store.close()
     for line in report.lines():
         _out(line)
-    where = settings.data_dir if settings.backend == "memory" else settings.neo4j_uri
+    where = settings.data_dir if settings.backend == "sqlite" else settings.neo4j_uri
     _out(f"graph: {settings.backend} store at {where}")
     return 0 if report.ok else 1
 

@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import SecretStr, model_validator
+from pydantic import SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kg.errors import ConfigError
@@ -19,8 +19,8 @@ class Settings(BaseSettings):
     """paperkg settings; build ``Settings(...)`` directly in tests, use :func:`get_settings` elsewhere.
 
     Example:
-        >>> Settings(backend="memory", data_dir=Path("/tmp/kg")).backend
-        'memory'
+        >>> Settings(backend="memory", data_dir=Path("/tmp/kg")).backend  # the old name still works
+        'sqlite'
     """
 
     model_config = SettingsConfigDict(
@@ -28,7 +28,8 @@ class Settings(BaseSettings):
     )
 
     env: Literal["development", "production"] = "development"
-    backend: Literal["memory", "neo4j"] = "memory"
+    # ``memory`` is the 0.1 name of the embedded store, accepted for one release (see README).
+    backend: Literal["sqlite", "neo4j"] = "sqlite"
     data_dir: Path = Path(".kg")
     neo4j_uri: str = "bolt://127.0.0.1:7687"
     neo4j_user: str = "neo4j"
@@ -46,6 +47,11 @@ class Settings(BaseSettings):
     request_timeout_s: float = 10.0
     # GraphQL responses kept per store version (the API never writes); 0 disables the cache.
     response_cache_size: int = 1024
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _old_backend_name(cls, value: object) -> object:
+        return "sqlite" if value == "memory" else value
 
     @model_validator(mode="after")
     def _enforce_non_default_secrets(self) -> Settings:

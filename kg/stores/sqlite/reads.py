@@ -1,0 +1,376 @@
+"""Every read of the embedded store as SQL: the :class:`kg.stores.protocol.ReadStore` half.
+
+Each method is one or two indexed queries whose cost is bounded by its arguments (a page, a
+node's neighbours, a key), except the whole-graph aggregates ``strongest_nodes`` and
+``heaviest_pairs``, which ``kg.read`` caches per store version. Ordering follows the protocol's
+rules exactly, so the Neo4j store's Cypher gives the same answers.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, TypeVar
+
+from kg.ids import fold
+from kg.models import (
+    LABELS,
+    REL_TYPES,
+    Graph,
+    Label,
+    Node,
+    Properties,
+    Relationship,
+    RelType,
+    StoreCounts,
+)
+from kg.names import loose_key
+from kg.stores.protocol import (
+    Direction,
+    Edge,
+    ListOrder,
+    Page,
+    PairEdge,
+    PairType,
+    PaperQuery,
+    SearchHit,
+    Weighted,
+)
+from kg.stores.sqlite import schema
+from kg.text_index import FIELD_BOOST, tokens
+
+T = TypeVar("T")
+CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
+TEXT_LIMIT = 1000  # full-text hits considered by a text filter
+_LIKE_ESCAPE = re.compile(r"([\\%_])")
+
+
+def chunked(items: Sequence[T], size: int = CHUNK) -> Iterator[list[T]]:
+    """``items`` in lists of at most ``size``."""
+    for i in range(0, len(items), size):
+        yield list(items[i : i + size])
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _like(text: str) -> str:
+    return "%" + _LIKE_ESCAPE.sub(r"\\\1", text) + "%"
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 query for free text: every word quoted (no operator injection), any word matches.
+
+    >>> fts_query('nash "equilibria" OR x'), fts_query("!!")
+    ('"nash" OR "equilibria" OR "or" OR "x"', None)
+    """
+    words = list(dict.fromkeys(tokens(text)))
+    return " OR ".join(f'"{w}"' for w in words) if words else None
+
+
+class SQLiteReads:
+    """Read methods over ``self._conn``; :class:`kg.stores.sqlite.store.SQLiteStore` adds writes."""
+
+    _conn: sqlite3.Connection
+    _lock: threading.RLock
+
+    def _errors(self) -> AbstractContextManager[None]:  # implemented by the store
+        raise NotImplementedError
+
+    def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock, self._errors():
+            return self._conn.execute(sql, params).fetchall()
+
+    # -- basics --------------------------------------------------------------------------------
+    def version(self) -> int:
+        rows = self._all("SELECT value FROM meta WHERE key = 'version'")
+        return int(rows[0][0]) if rows else 0
+
+    @staticmethod
+    def _node(nid: str, label: str, blob: bytes) -> Node:
+        return Node.model_construct(id=nid, label=label, properties=schema.loads(blob))
+
+    @staticmethod
+    def _rel(start: str, rel_type: str, end: str, blob: bytes | None, weight: int | None) -> Relationship:
+        props: Properties = {"papers": int(weight)} if weight is not None else schema.loads(blob)
+        return Relationship.model_construct(type=rel_type, start=start, end=end, properties=props)
+
+    def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
+        found: dict[str, Node] = {}
+        for chunk in chunked(list(dict.fromkeys(ids))):
+            for nid, label, blob in self._all(
+                f"SELECT id, label, props FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk
+            ):
+                found[nid] = self._node(nid, label, blob)
+        return [found.get(i) for i in ids]
+
+    def nodes_by_label(self, label: Label) -> list[Node]:
+        rows = self._all("SELECT id, label, props FROM nodes WHERE label = ? ORDER BY id", (label,))
+        return [self._node(*r) for r in rows]
+
+    def neighbors_many(
+        self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out"
+    ) -> list[list[Edge]]:
+        out: dict[str, list[Edge]] = {i: [] for i in ids}
+        unique = list(out)
+        sides = []
+        if direction in ("out", "both"):
+            sides.append(("start", '"end"'))
+        if direction in ("in", "both"):
+            sides.append(('"end"', "start"))
+        for chunk in chunked(unique):
+            for here, there in sides:
+                rows = self._all(
+                    f'SELECT r.start, r."end", r.props, r.weight, {here}, n.id, n.label, n.props '
+                    f"FROM rels r JOIN nodes n ON n.id = r.{there} "
+                    f"WHERE r.{here} IN ({_marks(len(chunk))}) AND r.type = ?",
+                    [*chunk, rel_type],
+                )
+                for start, end, blob, weight, me, nid, label, nblob in rows:
+                    out[me].append(
+                        Edge(self._rel(start, rel_type, end, blob, weight), self._node(nid, label, nblob))
+                    )
+        for edges in out.values():
+            edges.sort(key=lambda e: e.node.id)
+        return [out[i] for i in ids]
+
+    def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
+        counts: dict[str, int] = dict.fromkeys(ids, 0)
+        unique = list(counts)
+        sides = []
+        if direction in ("out", "both"):
+            sides.append("start")
+        if direction in ("in", "both"):
+            sides.append('"end"')
+        for chunk in chunked(unique):
+            for here in sides:
+                for nid, n in self._all(
+                    f"SELECT {here}, COUNT(*) FROM rels WHERE {here} IN ({_marks(len(chunk))}) AND type = ? "
+                    f"GROUP BY {here}",
+                    [*chunk, rel_type],
+                ):
+                    counts[nid] += int(n)
+        return [counts[i] for i in ids]
+
+    def relationships(self, rel_type: RelType) -> list[Relationship]:
+        rows = self._all(
+            'SELECT start, type, "end", props, weight FROM rels WHERE type = ? ORDER BY start, "end"',
+            (rel_type,),
+        )
+        return [self._rel(s, t, e, b, w) for s, t, e, b, w in rows]
+
+    def search(self, text: str, limit: int = 20) -> list[SearchHit]:
+        q = fts_query(text)
+        if q is None or limit <= 0:
+            return []
+        b = FIELD_BOOST
+        rows = self._all(
+            "SELECT n.id, n.label, n.props, -bm25(fts, ?, ?, ?, ?) AS s FROM fts JOIN nodes n ON n.rowid = fts.rowid "
+            "WHERE fts MATCH ? ORDER BY s DESC, n.id LIMIT ?",
+            (b["title"], b["abstract"], b["name"], b["aliases"], q, limit),
+        )
+        return [SearchHit(self._node(i, label, blob), float(s)) for i, label, blob, s in rows]
+
+    def counts(self) -> StoreCounts:
+        nodes = dict.fromkeys(LABELS, 0)
+        for label, n in self._all("SELECT label, COUNT(*) FROM nodes GROUP BY label"):
+            nodes[label] = int(n)
+        rels = dict.fromkeys(REL_TYPES, 0)
+        for rel_type, n in self._all("SELECT type, COUNT(*) FROM rels GROUP BY type"):
+            rels[rel_type] = int(n)
+        return StoreCounts(nodes=dict(nodes), relationships=dict(rels))
+
+    def export(self) -> Graph:
+        nodes = [self._node(*r) for r in self._all("SELECT id, label, props FROM nodes ORDER BY id")]
+        rels = [
+            self._rel(s, t, e, b, w)
+            for s, t, e, b, w in self._all(
+                'SELECT start, type, "end", props, weight FROM rels ORDER BY type, start, "end"'
+            )
+        ]
+        return Graph(nodes=nodes, relationships=rels)
+
+    # -- names ---------------------------------------------------------------------------------
+    def _by_keys(self, keys: Sequence[str], label: str) -> list[str | None]:
+        found: dict[str, str] = {}
+        for chunk in chunked(list(dict.fromkeys(keys))):
+            rows = self._all(
+                "SELECT k.key, k.node_id FROM name_keys k JOIN nodes n ON n.id = k.node_id "
+                f"WHERE k.key IN ({_marks(len(chunk))}) AND n.label = ? ORDER BY k.key, k.rank, k.node_id",
+                [*chunk, label],
+            )
+            for key, nid in rows:
+                found.setdefault(key, nid)
+        return [found.get(k) for k in keys]
+
+    def concepts_by_keys(self, keys: Sequence[str]) -> list[str | None]:
+        return self._by_keys(keys, "Concept")
+
+    def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
+        return self._by_keys([schema.AUTHOR_PREFIX + k for k in keys], "Author")
+
+    def concepts_with_key_suffix(self, loose_key: str, limit: int) -> list[str]:
+        if not loose_key:
+            return []
+        rows = self._all(
+            "SELECT DISTINCT node_id FROM name_keys WHERE key LIKE ? ESCAPE '\\' ORDER BY node_id LIMIT ?",
+            ("l:%" + _LIKE_ESCAPE.sub(r"\\\1", " " + loose_key), limit),
+        )
+        return [r[0] for r in rows]
+
+    def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
+        rows = self._all(
+            "WITH RECURSIVE below(id) AS (SELECT ? UNION "
+            "SELECT r.start FROM rels r JOIN below b ON r.\"end\" = b.id WHERE r.type = 'BROADER') "
+            "SELECT b.id FROM below b JOIN nodes n ON n.id = b.id WHERE b.id <> ? ORDER BY b.id LIMIT ?",
+            (concept_id, concept_id, max(0, limit - 1)),
+        )
+        exists = self._all("SELECT 1 FROM nodes WHERE id = ?", (concept_id,))
+        head = [concept_id] if exists else []
+        return head + [r[0] for r in rows]
+
+    # -- listings ------------------------------------------------------------------------------
+    def _paper_where(self, q: PaperQuery) -> tuple[list[str], list[Any]]:
+        where = ["p.label = 'Paper'"]
+        params: list[Any] = []
+        if q.concepts is not None:
+            marks = _marks(len(q.concepts))
+            about = " AND about = 1" if q.about_only else ""
+            where.append(
+                f"p.id IN (SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'MENTIONS'{about} "
+                f"UNION SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'INTRODUCES')"
+            )
+            params += [*q.concepts, *q.concepts]
+        if q.author is not None:
+            where.append("p.id IN (SELECT \"end\" FROM rels WHERE start = ? AND type = 'AUTHORED')")
+            params.append(q.author)
+        if q.venues is not None:
+            where.append(
+                f"p.id IN (SELECT start FROM rels WHERE \"end\" IN ({_marks(len(q.venues))}) AND type = 'PUBLISHED_IN')"
+            )
+            params += list(q.venues)
+        if q.topics is not None:
+            where.append(
+                f"p.id IN (SELECT start FROM rels WHERE \"end\" IN ({_marks(len(q.topics))}) AND type = 'HAS_TOPIC')"
+            )
+            params += list(q.topics)
+        if q.year is not None:
+            where.append("p.year = ?")
+            params.append(q.year)
+        return where, params
+
+    def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
+        where, params = self._paper_where(query)
+        if query.text is not None:
+            return self._text_papers(query.text, where, params, offset, limit)
+        cond = " AND ".join(where)
+        total = int(self._all(f"SELECT COUNT(*) FROM nodes p WHERE {cond}", params)[0][0])
+        if limit <= 0 or offset >= total:
+            return Page(ids=[], total=total)
+        rows = self._all(
+            f"SELECT p.id FROM nodes p WHERE {cond} ORDER BY p.year DESC, p.sort_key, p.id LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return Page(ids=[r[0] for r in rows], total=total)
+
+    def _text_papers(self, text: str, where: list[str], params: list[Any], offset: int, limit: int) -> Page:
+        q = fts_query(text)
+        if q is None:
+            return Page(ids=[], total=0)
+        b = FIELD_BOOST
+        cond = " AND ".join(where)
+        rows = self._all(
+            "SELECT id FROM (SELECT p.id AS id, -bm25(fts, ?, ?, ?, ?) AS s FROM fts JOIN nodes p ON p.rowid = fts.rowid "
+            f"WHERE fts MATCH ? AND {cond} ORDER BY s DESC, p.id LIMIT ?)",
+            [b["title"], b["abstract"], b["name"], b["aliases"], q, *params, TEXT_LIMIT],
+        )
+        ids = [r[0] for r in rows]
+        return Page(ids=ids[offset : offset + max(0, limit)], total=len(ids))
+
+    def paper_count(self, query: PaperQuery) -> int:
+        return self.papers(query, 0, 0).total
+
+    def _listing(
+        self, label: str, search: str | None, kind: str | None, order: ListOrder, offset: int, limit: int
+    ) -> Page:
+        where = ["label = ?"]
+        params: list[Any] = [label]
+        if kind is not None:
+            where.append("kind = ?")
+            params.append(kind)
+        if search is not None and search.strip():
+            terms = [fold(search)]
+            lk = loose_key(search) if label == "Concept" else ""
+            if lk and lk != terms[0]:
+                terms.append(lk)
+            where.append("(" + " OR ".join("search_text LIKE ? ESCAPE '\\'" for _ in terms) + ")")
+            params += [_like(t) for t in terms]
+        cond = " AND ".join(where)
+        total = int(self._all(f"SELECT COUNT(*) FROM nodes WHERE {cond}", params)[0][0])
+        if limit <= 0 or offset >= total:
+            return Page(ids=[], total=total)
+        by = "paper_count DESC, sort_key, id" if order == "PAPER_COUNT" else "sort_key, id"
+        rows = self._all(
+            f"SELECT id FROM nodes WHERE {cond} ORDER BY {by} LIMIT ? OFFSET ?", [*params, limit, offset]
+        )
+        return Page(ids=[r[0] for r in rows], total=total)
+
+    def list_concepts(
+        self, search: str | None, kind: str | None, order: ListOrder, offset: int, limit: int
+    ) -> Page:
+        return self._listing("Concept", search, kind, order, offset, limit)
+
+    def list_authors(self, search: str | None, order: ListOrder, offset: int, limit: int) -> Page:
+        return self._listing("Author", search, None, order, offset, limit)
+
+    # -- networks ------------------------------------------------------------------------------
+    def weighted_neighbors(
+        self, ids: Sequence[str], pair: PairType, min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        out = []
+        for nid in ids:
+            rows = self._all(
+                'SELECT other, weight FROM (SELECT "end" AS other, weight FROM rels WHERE start = ? AND type = ? '
+                'AND weight >= ? UNION ALL SELECT start, weight FROM rels WHERE "end" = ? AND type = ? AND weight >= ?) '
+                "ORDER BY weight DESC, other LIMIT ?",
+                (nid, pair, min_weight, nid, pair, min_weight, max(0, limit)),
+            )
+            out.append([Weighted(o, int(w)) for o, w in rows])
+        return out
+
+    def pair_edges_among(self, ids: Sequence[str], pair: PairType, min_weight: int) -> list[PairEdge]:
+        unique = sorted(set(ids))
+        if not unique:
+            return []
+        chosen = set(unique)
+        edges: list[PairEdge] = []
+        for chunk in chunked(unique):
+            rows = self._all(
+                f'SELECT start, "end", weight FROM rels WHERE start IN ({_marks(len(chunk))}) AND type = ? AND weight >= ?',
+                [*chunk, pair, min_weight],
+            )
+            edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows if e in chosen)
+        edges.sort()
+        return edges
+
+    def strongest_nodes(self, pair: PairType, min_weight: int, limit: int) -> tuple[list[str], bool]:
+        rows = self._all(
+            "SELECT id, SUM(w) AS s FROM (SELECT start AS id, weight AS w FROM rels WHERE type = ? AND weight >= ? "
+            'UNION ALL SELECT "end", weight FROM rels WHERE type = ? AND weight >= ?) '
+            "GROUP BY id ORDER BY s DESC, id LIMIT ?",
+            (pair, min_weight, pair, min_weight, limit + 1),
+        )
+        ids = [r[0] for r in rows]
+        return ids[:limit], len(ids) > limit
+
+    def heaviest_pairs(self, pair: PairType, limit: int) -> list[PairEdge]:
+        rows = self._all(
+            'SELECT start, "end", weight FROM rels WHERE type = ? AND weight IS NOT NULL '
+            'ORDER BY weight DESC, start, "end" LIMIT ?',
+            (pair, limit),
+        )
+        return [PairEdge(s, e, int(w)) for s, e, w in rows]

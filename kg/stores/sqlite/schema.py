@@ -1,0 +1,170 @@
+"""The SQLite schema of the embedded store, and the typed columns derived from node properties.
+
+Why these tables: every read the API serves (``kg.stores.protocol.ReadStore``) must be one
+indexed query, so the properties those reads filter or sort on live in typed columns next to the
+JSON property map, and name lookups go through a key table instead of scanning names.
+
+- ``nodes``: one row per node; ``props`` is the JSON property map as the record gave it (merged);
+  ``name``/``sort_key``/``year``/``kind``/``source``/``search_text`` are derived from it on write;
+  ``paper_count`` is the node's paper degree (MENTIONS in, AUTHORED out, PUBLISHED_IN in,
+  HAS_TOPIC in), kept in the same transaction as the relationships.
+- ``rels``: one row per (start, type, end); ``weight`` holds the derived COAUTHOR/CO_OCCURS
+  ``papers`` (stored with ``start < end``), ``about`` a MENTIONS' aboutness, ``position`` an
+  AUTHORED byline position.
+- ``name_keys``: :mod:`kg.names` keys of every concept name/alias and author name, with a rank.
+- ``fts``: FTS5 (BM25) over paper titles/abstracts and concept names/aliases; ``rowid`` is the
+  node's rowid.
+- ``meta``: the schema format and the store version (bumped by every write that changed something).
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from kg.ids import fold
+from kg.models import Properties
+from kg.names import author_keys, concept_keys, loose_key
+
+FORMAT = 1
+AUTHOR_PREFIX = "a:"
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS nodes (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL,
+    props BLOB NOT NULL,
+    name TEXT,
+    sort_key TEXT NOT NULL DEFAULT '',
+    year INTEGER,
+    kind TEXT,
+    source TEXT,
+    search_text TEXT,
+    paper_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS nodes_by_order ON nodes (label, year DESC, sort_key, id);
+CREATE INDEX IF NOT EXISTS nodes_by_count ON nodes (label, paper_count DESC, sort_key, id);
+CREATE INDEX IF NOT EXISTS nodes_by_name ON nodes (label, sort_key, id);
+CREATE TABLE IF NOT EXISTS rels (
+    start TEXT NOT NULL,
+    type TEXT NOT NULL,
+    "end" TEXT NOT NULL,
+    props BLOB,
+    weight INTEGER,
+    about INTEGER,
+    position INTEGER,
+    PRIMARY KEY (start, type, "end")
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rels_by_end ON rels ("end", type, start);
+CREATE INDEX IF NOT EXISTS rels_by_weight ON rels (type, weight DESC, start, "end") WHERE weight IS NOT NULL;
+CREATE TABLE IF NOT EXISTS name_keys (
+    key TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    node_id TEXT NOT NULL,
+    PRIMARY KEY (key, rank, node_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS name_keys_by_node ON name_keys (node_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    title, abstract, name, aliases, tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+# Relationship types whose row carries a derived weight instead of a property map.
+PAIR_TYPES = ("COAUTHOR", "CO_OCCURS")
+# The relationship that makes a node's paper_count, and on which side the node is.
+PAPER_DEGREE: dict[str, str] = {
+    "MENTIONS": "end",
+    "AUTHORED": "start",
+    "PUBLISHED_IN": "end",
+    "HAS_TOPIC": "end",
+}
+
+
+def dumps(props: Properties) -> bytes:
+    """The stored form of a property map (compact JSON)."""
+    return orjson.dumps(props)
+
+
+def loads(blob: bytes | str | None) -> Properties:
+    """A stored property map back as a dict."""
+    if blob is None:
+        return {}
+    value = orjson.loads(blob)
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def display_name(label: str, props: Properties) -> str:
+    """What a node is called: a paper's title, anyone else's name."""
+    value = props.get("title") if label == "Paper" else props.get("name")
+    return "" if value is None else str(value)
+
+
+def node_columns(node_id: str, label: str, props: Properties) -> tuple[object, ...]:
+    """``(name, sort_key, year, kind, source, search_text)`` of a node, derived from its properties."""
+    name = display_name(label, props)
+    year = props.get("year")
+    year_col = int(year) if isinstance(year, int | float) and not isinstance(year, bool) else None
+    search_text: str | None = None
+    if label == "Concept":
+        surfaces = [name, *_strings(props.get("aliases"))]
+        parts = [fold(s) for s in surfaces] + [loose_key(s) for s in surfaces]
+        search_text = " | ".join(dict.fromkeys(p for p in parts if p))
+    elif label == "Author":
+        nickname = props.get("nickname")
+        search_text = " | ".join(p for p in (fold(name), fold(str(nickname or ""))) if p)
+    kind = props.get("kind") if label == "Concept" else None
+    source = props.get("source") if label == "Concept" else None
+    return (
+        name,
+        fold(name),
+        year_col,
+        None if kind is None else str(kind),
+        None if source is None else str(source),
+        search_text,
+    )
+
+
+def name_key_rows(node_id: str, label: str, props: Properties) -> list[tuple[str, int, str]]:
+    """``(key, rank, node_id)`` rows: how names find this node. Lower rank wins a shared key:
+    curated concepts (0, 1) before discovered ones (2, 3), a name before an alias."""
+    rows: list[tuple[str, int, str]] = []
+    if label == "Concept":
+        base = 0 if props.get("source") == "vocabulary" else 2
+        name = display_name(label, props)
+        for key in concept_keys(name):
+            rows.append((key, base, node_id))
+        for alias in _strings(props.get("aliases")):
+            for key in concept_keys(alias):
+                rows.append((key, base + 1, node_id))
+    elif label == "Author":
+        nickname = props.get("nickname")
+        for key in author_keys(display_name(label, props), str(nickname) if nickname else None):
+            rows.append((AUTHOR_PREFIX + key, 0, node_id))
+    return list(dict.fromkeys(rows))
+
+
+def fts_row(label: str, props: Properties) -> tuple[str, str, str, str] | None:
+    """``(title, abstract, name, aliases)`` indexed for search, or ``None`` for unsearched labels."""
+    if label == "Paper":
+        return (str(props.get("title") or ""), str(props.get("abstract") or ""), "", "")
+    if label == "Concept":
+        return ("", "", str(props.get("name") or ""), " ".join(_strings(props.get("aliases"))))
+    return None
+
+
+def rel_columns(rel_type: str, props: Properties) -> tuple[int | None, int | None]:
+    """``(about, position)`` columns of a relationship. A MENTIONS without ``about`` counts as
+    about (records from before salience existed)."""
+    about = None
+    position = None
+    if rel_type == "MENTIONS":
+        about = 0 if props.get("about") is False else 1
+    elif rel_type == "AUTHORED":
+        pos = props.get("position")
+        position = int(pos) if isinstance(pos, int | float) and not isinstance(pos, bool) else None
+    return about, position

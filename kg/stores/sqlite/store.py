@@ -1,0 +1,393 @@
+"""The embedded store: one SQLite file, ``KG_DATA_DIR/graph.sqlite``, in WAL mode.
+
+Why SQLite: it is a real database in the standard library. Each upsert batch is one
+``BEGIN IMMEDIATE`` transaction, so concurrent ``kg ingest`` processes serialise on SQLite's
+write lock (waiting up to the busy timeout) and all of their papers land; readers in other
+processes (``kg serve``) see every committed batch; an interrupted ingest leaves the last
+committed batch. Nothing is ever unpickled: an old ``graph.pickle`` is reported, never opened.
+
+Writes are planned in Python per batch (one read of the existing rows the batch touches, the
+merge rules of :mod:`kg.merge`, the derived-pair rules of :mod:`kg.derived`) and applied with
+``executemany``; the reads are in :mod:`kg.stores.sqlite.reads`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+import threading
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from kg.derived import new_pairs, top_concepts
+from kg.errors import GraphStoreError
+from kg.merge import merge_properties
+from kg.models import PaperRecord, Properties, UpsertSummary
+from kg.stores.sqlite import schema
+from kg.stores.sqlite.reads import SQLiteReads, chunked
+
+DB_FILE = "graph.sqlite"
+LEGACY_PICKLE = "graph.pickle"
+BUSY_TIMEOUT_S = 120.0
+
+RelKey = tuple[str, str, str]
+
+
+def legacy_pickle_notice(data_dir: Path) -> str | None:
+    """A one-line notice when ``data_dir`` still holds the pickled graph of paperkg <= 0.1.
+
+    The pickle is never opened: unpickling a file someone else wrote can run their code.
+    """
+    path = data_dir / LEGACY_PICKLE
+    if path.exists():
+        return (
+            f"note: {path} is a graph from an older paperkg and is ignored (pickles can run code "
+            "when loaded); re-ingest your listings into the SQLite store, then delete that file"
+        )
+    return None
+
+
+def _describe(error: sqlite3.Error, path: str) -> str:
+    text = str(error)
+    if "not a database" in text or "malformed" in text:
+        return f"{path} is not a readable paperkg store ({text}); move it away and ingest again"
+    if "disk is full" in text or "disk I/O" in text:
+        return f"cannot write {path}: {text} (free some space and ingest again; committed batches are kept)"
+    if "locked" in text or "busy" in text:
+        return f"{path} stayed locked by another writer for {BUSY_TIMEOUT_S:.0f} s ({text})"
+    if "readonly" in text or "unable to open" in text:
+        return f"cannot open {path} for writing: {text}"
+    return f"SQLite store {path}: {text}"
+
+
+class SQLiteStore(SQLiteReads):
+    """:class:`kg.stores.protocol.ReadStore` on SQLite.
+
+    Args:
+        data_dir: folder of ``graph.sqlite`` (created when missing); ``None`` keeps the graph in
+            memory (tests, ``doctest``).
+
+    Example:
+        >>> store = SQLiteStore(None)
+        >>> store.get_nodes(["paper:missing"]), store.version()
+        ([None], 0)
+    """
+
+    backend_name = "sqlite"
+
+    def __init__(self, data_dir: Path | None) -> None:
+        self._lock = threading.RLock()
+        self.path = ":memory:" if data_dir is None else str(data_dir / DB_FILE)
+        try:
+            if data_dir is not None:
+                data_dir.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as e:
+            raise GraphStoreError(f"cannot open the store at {self.path}: {e}") from e
+        self._conn = conn
+        try:
+            self._setup()
+        except sqlite3.Error as e:
+            conn.close()
+            raise GraphStoreError(_describe(e, self.path)) from e
+
+    def _setup(self) -> None:
+        c = self._conn
+        c.execute("PRAGMA journal_mode = WAL")
+        c.execute("PRAGMA synchronous = NORMAL")
+        c.execute("PRAGMA cache_size = -65536")
+        c.execute("PRAGMA temp_store = MEMORY")
+        c.execute("PRAGMA mmap_size = 268435456")
+        row = None
+        try:
+            row = c.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.OperationalError as e:
+            if "no such table" not in str(e):
+                raise
+        if row is not None:
+            if int(row[0]) != schema.FORMAT:
+                raise GraphStoreError(
+                    f"{self.path} has store format {row[0]}, this paperkg reads format {schema.FORMAT}; "
+                    "move it away and ingest again"
+                )
+            return
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in schema.DDL.split(";"):
+                if statement.strip():
+                    c.execute(statement)
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?)", (schema.FORMAT,))
+            c.execute("INSERT OR IGNORE INTO meta VALUES ('version', 0)")
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise GraphStoreError(_describe(e, self.path)) from e
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken with the write lock up front (``BEGIN IMMEDIATE``)."""
+        with self._lock, self._errors():
+            c = self._conn
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                yield c
+                c.execute("COMMIT")
+            except BaseException:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
+
+    # -- writes --------------------------------------------------------------------------------
+    def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:
+        if not records:
+            return UpsertSummary()
+        with self._write() as c:
+            return _Batch(c, records).apply()
+
+    def flush(self) -> None:
+        return None
+
+    def clear(self) -> None:
+        with self._write() as c:
+            for table in ("nodes", "rels", "name_keys", "fts"):
+                c.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+
+    def ping(self) -> None:
+        with self._lock, self._errors():
+            self._conn.execute("SELECT 1").fetchone()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+class _Batch:
+    """The plan of one upsert transaction: read what the batch touches, merge, write."""
+
+    def __init__(self, conn: sqlite3.Connection, records: Sequence[PaperRecord]) -> None:
+        self.c = conn
+        self.records = records
+        self.props: dict[str, Properties] = {}
+        self.labels: dict[str, str] = {}
+        self.new_nodes: set[str] = set()
+        self.changed_nodes: dict[str, Properties] = {}  # id -> old properties ({} when new)
+        self.rels: dict[RelKey, Properties] = {}
+        self.new_rels: set[RelKey] = set()
+        self.changed_rels: set[RelKey] = set()
+        self.authors: dict[str, set[str]] = {}
+        self.mentions: dict[str, dict[str, float]] = {}
+        self.pair_delta: dict[tuple[str, str, str], int] = defaultdict(int)
+
+    def _load(self) -> None:
+        node_ids = list(
+            dict.fromkeys(n.id for r in self.records for n in itertools.chain([r.paper], r.nodes))
+        )
+        for chunk in chunked(node_ids):
+            marks = ",".join("?" * len(chunk))
+            for nid, label, blob in self.c.execute(
+                f"SELECT id, label, props FROM nodes WHERE id IN ({marks})", chunk
+            ):
+                self.props[nid] = schema.loads(blob)
+                self.labels[nid] = label
+        keys = list(dict.fromkeys(rel.key for r in self.records for rel in r.relationships))
+        for chunk in chunked(keys, 300):
+            marks = ",".join("(?,?,?)" for _ in chunk)
+            flat = [v for k in chunk for v in k]
+            for start, typ, end, blob in self.c.execute(
+                f'SELECT start, type, "end", props FROM rels WHERE (start, type, "end") IN (VALUES {marks})',
+                flat,
+            ):
+                self.rels[(start, typ, end)] = schema.loads(blob)
+        papers = [r.paper.id for r in self.records if r.paper.id in self.props]
+        for pid in {r.paper.id for r in self.records}:
+            self.authors[pid] = set()
+            self.mentions[pid] = {}
+        for chunk in chunked(papers):
+            marks = ",".join("?" * len(chunk))
+            for start, end in self.c.execute(
+                f'SELECT start, "end" FROM rels WHERE "end" IN ({marks}) AND type = \'AUTHORED\'', chunk
+            ):
+                self.authors[end].add(start)
+            for start, end, blob in self.c.execute(
+                f"SELECT start, \"end\", props FROM rels WHERE start IN ({marks}) AND type = 'MENTIONS'",
+                chunk,
+            ):
+                self.mentions[start][end] = _score(schema.loads(blob))
+        self._check_ends()
+
+    def _check_ends(self) -> None:
+        """Refuse a batch whose relationships refer to nodes neither in it nor in the store."""
+        batch_ids = {n.id for r in self.records for n in itertools.chain([r.paper], r.nodes)}
+        unknown = {
+            (end, r.paper.id, rel.type)
+            for r in self.records
+            for rel in r.relationships
+            for end in (rel.start, rel.end)
+            if end not in batch_ids and end not in self.props
+        }
+        if not unknown:
+            return
+        ids = sorted({u[0] for u in unknown})
+        found: set[str] = set()
+        for chunk in chunked(ids):
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                row[0] for row in self.c.execute(f"SELECT id FROM nodes WHERE id IN ({marks})", chunk)
+            )
+        for end, paper, rel_type in sorted(unknown):
+            if end not in found:
+                raise GraphStoreError(
+                    f"relationship {rel_type} of paper {paper} refers to unknown node {end}; "
+                    "nothing of this batch was written"
+                )
+
+    def apply(self) -> UpsertSummary:
+        self._load()
+        summary = UpsertSummary()
+        for record in self.records:
+            pid = record.paper.id
+            existed = pid in self.props
+            before_authors = set(self.authors[pid])
+            before_top = top_concepts(self.mentions[pid].items())
+            changed = False
+            for node in itertools.chain([record.paper], record.nodes):
+                changed |= self._merge_node(node.id, node.label, node.properties)
+            for rel in record.relationships:
+                changed |= self._merge_rel(rel.key, rel.properties)
+                if rel.type == "AUTHORED" and rel.end == pid:
+                    self.authors[pid].add(rel.start)
+                elif rel.type == "MENTIONS" and rel.start == pid:
+                    self.mentions[pid][rel.end] = _score(self.rels[rel.key])
+            for a, b in new_pairs(before_authors, self.authors[pid]):
+                self.pair_delta[(a, "COAUTHOR", b)] += 1
+            for a, b in new_pairs(before_top, top_concepts(self.mentions[pid].items())):
+                self.pair_delta[(a, "CO_OCCURS", b)] += 1
+            if not existed:
+                summary.added += 1
+            elif changed:
+                summary.updated += 1
+            else:
+                summary.unchanged += 1
+        if self.changed_nodes or self.changed_rels or self.pair_delta:
+            self._write()
+        return summary
+
+    def _merge_node(self, nid: str, label: str, props: Properties) -> bool:
+        old = self.props.get(nid)
+        merged = merge_properties(old or {}, props)
+        if old is not None and merged == old:
+            return False
+        if old is None:
+            self.labels[nid] = label
+            self.new_nodes.add(nid)
+        self.changed_nodes.setdefault(nid, old or {})
+        self.props[nid] = merged
+        return True
+
+    def _merge_rel(self, key: RelKey, props: Properties) -> bool:
+        old = self.rels.get(key)
+        merged = merge_properties(old or {}, props)
+        if old is not None and merged == old:
+            return False
+        if old is None:
+            self.new_rels.add(key)
+        self.changed_rels.add(key)
+        self.rels[key] = merged
+        return True
+
+    def _write(self) -> None:
+        c = self.c
+        new_rows = []
+        update_rows = []
+        for nid in self.changed_nodes:
+            label = self.labels[nid]
+            props = self.props[nid]
+            cols = schema.node_columns(nid, label, props)
+            if nid in self.new_nodes:
+                new_rows.append((nid, label, schema.dumps(props), *cols))
+            else:
+                update_rows.append((schema.dumps(props), *cols, nid))
+        c.executemany(
+            "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
+            new_rows,
+        )
+        c.executemany(
+            "UPDATE nodes SET props=?, name=?, sort_key=?, year=?, kind=?, source=?, search_text=? WHERE id=?",
+            update_rows,
+        )
+        self._write_keys_and_text()
+        c.executemany(
+            'INSERT OR REPLACE INTO rels (start, type, "end", props, weight, about, position) '
+            "VALUES (?,?,?,?,NULL,?,?)",
+            [
+                (s, t, e, schema.dumps(self.rels[(s, t, e)]), *schema.rel_columns(t, self.rels[(s, t, e)]))
+                for s, t, e in self.changed_rels
+            ],
+        )
+        degree: dict[str, int] = defaultdict(int)
+        for s, t, e in self.new_rels:
+            side = schema.PAPER_DEGREE.get(t)
+            if side is not None:
+                degree[s if side == "start" else e] += 1
+        c.executemany(
+            "UPDATE nodes SET paper_count = paper_count + ? WHERE id = ?", [(n, i) for i, n in degree.items()]
+        )
+        c.executemany(
+            'INSERT INTO rels (start, type, "end", weight) VALUES (?,?,?,?) '
+            'ON CONFLICT (start, type, "end") DO UPDATE SET weight = weight + excluded.weight',
+            [(a, t, b, n) for (a, t, b), n in self.pair_delta.items()],
+        )
+        c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+
+    def _write_keys_and_text(self) -> None:
+        c = self.c
+        keyed = [n for n in self.changed_nodes if self.labels[n] in ("Concept", "Author")]
+        key_rows = []
+        for nid in keyed:
+            old = self.changed_nodes[nid]
+            new_rows = schema.name_key_rows(nid, self.labels[nid], self.props[nid])
+            if nid not in self.new_nodes and new_rows == schema.name_key_rows(nid, self.labels[nid], old):
+                continue
+            if nid not in self.new_nodes:
+                c.execute("DELETE FROM name_keys WHERE node_id = ?", (nid,))
+            key_rows.extend(new_rows)
+        c.executemany("INSERT OR IGNORE INTO name_keys (key, rank, node_id) VALUES (?,?,?)", key_rows)
+        texts: dict[str, tuple[str, str, str, str]] = {}
+        for nid in self.changed_nodes:
+            row = schema.fts_row(self.labels[nid], self.props[nid])
+            if row is None:
+                continue
+            if nid not in self.new_nodes and row == schema.fts_row(self.labels[nid], self.changed_nodes[nid]):
+                continue
+            texts[nid] = row
+        if not texts:
+            return
+        rowids: dict[str, int] = {}
+        for chunk in chunked(list(texts)):
+            marks = ",".join("?" * len(chunk))
+            rowids.update(c.execute(f"SELECT id, rowid FROM nodes WHERE id IN ({marks})", chunk).fetchall())
+        c.executemany(
+            "DELETE FROM fts WHERE rowid = ?", [(rowids[n],) for n in texts if n not in self.new_nodes]
+        )
+        c.executemany(
+            "INSERT INTO fts (rowid, title, abstract, name, aliases) VALUES (?,?,?,?,?)",
+            [(rowids[n], *row) for n, row in texts.items()],
+        )
+
+
+def _score(props: Properties) -> float:
+    value = props.get("score")
+    return float(value) if isinstance(value, int | float) else 0.0
