@@ -10,8 +10,8 @@ every backend that passes gives the same answers, and each ordering rule of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
 
 import pytest
 
@@ -165,19 +165,48 @@ READ_METHODS = [
 ALL_PAPERS = pid("p2", "p9", "p1", "p8", "p5", "p3", "p6", "p7", "p4")
 
 
-@pytest.fixture
-def rs(store: Any) -> ReadStore:
-    """The ``store`` fixture's backend, loaded with the graph in two batches (so the read index
-    is maintained across transactions, not only built once)."""
-    # The pickled networkx store predates ReadStore and is being replaced; every other backend
-    # must implement all of it (a missing method fails here instead of skipping).
-    if store.backend_name == "memory" and not hasattr(store, "papers"):
-        pytest.skip("the networkx store does not implement ReadStore")
-    missing = [m for m in READ_METHODS if not callable(getattr(store, m, None))]
-    assert not missing, f"{store.backend_name} lacks ReadStore methods {missing}"
-    store.upsert(RECORDS[:4])
-    store.upsert(RECORDS[4:])
-    return store
+BACKENDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("neo4j", id="neo4j", marks=pytest.mark.neo4j),
+]
+
+
+def open_store(backend: str, request: pytest.FixtureRequest) -> Any:
+    """An empty store of ``backend`` (the Neo4j one wiped), as the ``store`` fixture makes them."""
+    if backend == "sqlite":
+        from kg.stores.sqlite import SQLiteStore
+
+        return SQLiteStore(None)
+    from kg.stores.neo4j.store import Neo4jStore
+
+    s = Neo4jStore(request.getfixturevalue("neo4j_driver"))
+    s.clear()
+    return s
+
+
+def load(s: Any) -> ReadStore:
+    """The graph in two batches, so the read index is kept across transactions, not built once."""
+    missing = [m for m in READ_METHODS if not callable(getattr(s, m, None))]
+    assert not missing, f"{s.backend_name} lacks ReadStore methods {missing}"
+    s.upsert(RECORDS[:4])
+    s.upsert(RECORDS[4:])
+    return cast(ReadStore, s)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def rs(request: pytest.FixtureRequest) -> Iterator[ReadStore]:
+    """Each backend loaded once for the read-only tests of this module."""
+    s = open_store(request.param, request)
+    yield load(s)
+    s.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def fresh(request: pytest.FixtureRequest) -> Iterator[ReadStore]:
+    """Each backend loaded for one test that writes."""
+    s = open_store(request.param, request)
+    yield load(s)
+    s.close()
 
 
 # -- names ---------------------------------------------------------------------------------------
@@ -412,20 +441,23 @@ def test_heaviest_pairs_then_by_ends(rs: ReadStore) -> None:
 
 
 # -- updates are visible, hidden state is not ----------------------------------------------------
-def test_property_only_update_is_found_by_its_new_key(rs: ReadStore) -> None:
-    assert rs.concepts_by_keys(["l:sparse transformer"]) == [None]
+def test_property_only_update_is_found_by_its_new_key(fresh: ReadStore) -> None:
+    assert fresh.concepts_by_keys(["l:sparse transformer"]) == [None]
     renamed = concept("sparse-attention", "Sparse Attention", ["Sparse Transformers"], curated=False)
     again = paper_record("p3", "Attention Is All You Need", 2023, [B, C, D], V2, T1, introduces=[renamed])
-    rs.upsert([again])
-    assert rs.concepts_by_keys(["l:sparse transformer"]) == [SA.id]
-    assert rs.list_concepts("transformers", None, "NAME", 0, 10).ids == [SA.id]
+    fresh.upsert([again])
+    assert fresh.concepts_by_keys(["l:sparse transformer"]) == [SA.id]
+    assert fresh.list_concepts("transformers", None, "NAME", 0, 10).ids == [SA.id]
 
 
-def test_reingest_changes_no_answer(rs: ReadStore) -> None:
-    before = (rs.papers(PaperQuery(), 0, 100), rs.list_concepts(None, None, "PAPER_COUNT", 0, 100))
-    summary = rs.upsert(RECORDS)
+def test_reingest_changes_no_answer(fresh: ReadStore) -> None:
+    before = (fresh.papers(PaperQuery(), 0, 100), fresh.list_concepts(None, None, "PAPER_COUNT", 0, 100))
+    summary = fresh.upsert(RECORDS)
     assert summary.unchanged == len(RECORDS)
-    assert (rs.papers(PaperQuery(), 0, 100), rs.list_concepts(None, None, "PAPER_COUNT", 0, 100)) == before
+    assert (
+        fresh.papers(PaperQuery(), 0, 100),
+        fresh.list_concepts(None, None, "PAPER_COUNT", 0, 100),
+    ) == before
 
 
 def test_internal_keys_never_show(rs: ReadStore) -> None:

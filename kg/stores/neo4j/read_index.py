@@ -43,8 +43,10 @@ def _strings(value: PropertyValue | None) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
-def _name(props: Mapping[str, Any], node_id: str) -> str:
-    return str(props.get("name") or node_id)
+def _name(props: Mapping[str, Any]) -> str:
+    """What a concept or author is called ("" when nameless, as in the embedded store)."""
+    value = props.get("name")
+    return "" if value is None else str(value)
 
 
 def paper_sort_key(node_id: str, props: Mapping[str, Any]) -> str:
@@ -64,12 +66,11 @@ def paper_sort_key(node_id: str, props: Mapping[str, Any]) -> str:
 
 
 def search_text(surfaces: Iterable[str], with_loose: bool) -> str:
-    """Folded surfaces (and their loose keys), one per line: the text ``CONTAINS`` searches.
-
-    ``fold`` collapses whitespace, so no folded query can span two lines.
+    """Folded surfaces (and their loose keys) joined by `` | ``: the text ``CONTAINS`` searches
+    (the embedded store's ``search_text``, character for character).
 
     >>> search_text(["Multi-armed Bandits", "MAB"], True)
-    'multi-armed bandits\\nmab\\nmulti armed bandit'
+    'multi-armed bandits | mab | multi armed bandit'
     """
     parts: dict[str, None] = {}
     items = [s for s in surfaces if s]
@@ -81,7 +82,7 @@ def search_text(surfaces: Iterable[str], with_loose: bool) -> str:
             loose = [k for k in key if k.startswith(LOOSE_PREFIX)]
             if loose:
                 parts[loose[0][len(LOOSE_PREFIX) :]] = None
-    return "\n".join(p for p in parts if p)
+    return " | ".join(p for p in parts if p)
 
 
 def reversed_text(text: str) -> str:
@@ -96,7 +97,7 @@ def concept_key_rows(node_id: str, props: Mapping[str, Any]) -> list[KeyRow]:
     """
     base = 0 if props.get("source") == "vocabulary" else 2
     best: dict[str, int] = {}
-    surfaces = [(_name(props, node_id), 0)] + [(a, 1) for a in _strings(props.get("aliases"))]
+    surfaces = [(_name(props), 0)] + [(a, 1) for a in _strings(props.get("aliases"))]
     for surface, alias in surfaces:
         for key in concept_keys(surface):
             rank = base + alias
@@ -111,7 +112,7 @@ def concept_key_rows(node_id: str, props: Mapping[str, Any]) -> list[KeyRow]:
 def author_key_rows(node_id: str, props: Mapping[str, Any]) -> list[KeyRow]:
     """``[key, 0, None]`` per folded name form of an author (``a:`` prefixed)."""
     nickname = props.get("nickname")
-    keys = author_keys(_name(props, node_id), str(nickname) if nickname else None)
+    keys = author_keys(_name(props), str(nickname) if nickname else None)
     return [[AUTHOR_PREFIX + k, 0, None] for k in sorted(set(keys))]
 
 
@@ -123,9 +124,9 @@ def desired_state(
         return {"_sortKey": paper_sort_key(node_id, props)}, None
     if "Concept" in labels:
         rows = concept_key_rows(node_id, props)
-        surfaces = [_name(props, node_id), *_strings(props.get("aliases"))]
+        surfaces = [_name(props), *_strings(props.get("aliases"))]
         state: dict[str, Any] = {
-            "_sortName": fold(_name(props, node_id)),
+            "_sortName": fold(_name(props)),
             "_search": search_text(surfaces, with_loose=True),
             "_papers": papers or 0,
             "_keys": [f"{r[1]}|{r[0]}" for r in rows],
@@ -134,9 +135,9 @@ def desired_state(
     if "Author" in labels:
         rows = author_key_rows(node_id, props)
         nickname = props.get("nickname")
-        surfaces = [_name(props, node_id)] + ([str(nickname)] if nickname else [])
+        surfaces = [_name(props)] + ([str(nickname)] if nickname else [])
         return {
-            "_sortName": fold(_name(props, node_id)),
+            "_sortName": fold(_name(props)),
             "_search": search_text(surfaces, with_loose=False),
             "_papers": papers or 0,
             "_keys": [r[0] for r in rows],

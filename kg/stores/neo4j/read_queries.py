@@ -28,7 +28,10 @@ from kg.text_index import tokens
 KEY_LABEL = "__KGKey"
 KEY_OF = "__KEY_OF"
 PAIR_TYPES: tuple[PairType, ...] = ("COAUTHOR", "CO_OCCURS")
-TEXT_HITS = 1000  # most full-text hits a text condition considers (as the embedded store)
+TEXT_HITS = 1000  # most papers a text condition yields (the embedded store's TEXT_LIMIT)
+# With other conditions, the best TEXT_HITS hits that also match them, among at most this many
+# Lucene hits (a bound on the work; the embedded store filters before its limit too).
+TEXT_SCAN = 20 * TEXT_HITS
 _N = NODE_LABEL
 
 
@@ -157,7 +160,9 @@ def narrower_closure(concept_id: str, limit: int) -> Statement:
 
 # -- papers ------------------------------------------------------------------------------------
 def _concept_cond(var: str, about_only: bool) -> str:
-    return f" AND (type({var}) = 'INTRODUCES' OR {var}.about = true)" if about_only else ""
+    # A MENTIONS without ``about`` counts as about (records from before salience existed).
+    about = f"{var}.about IS NULL OR {var}.about <> false"
+    return f" AND (type({var}) = 'INTRODUCES' OR {about})" if about_only else ""
 
 
 def _paper_filters(query: PaperQuery, driver: str | None) -> list[str]:
@@ -225,13 +230,17 @@ def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) 
     """
     params = paper_params(query) | {"offset": offset, "end": offset + limit, "limit": limit}
     if query.text is not None:
-        params |= {"q": paper_fulltext_query(query.text), "hits": TEXT_HITS}
         filters = _paper_filters(query, "text")
+        params |= {
+            "q": paper_fulltext_query(query.text),
+            "scan": TEXT_SCAN if filters else TEXT_HITS,
+            "hits": TEXT_HITS,
+        }
         where = f"WHERE p:Paper{''.join(' AND ' + f for f in filters)} "
         text = (
-            f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $q, {{limit: $hits}}) "
+            f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $q, {{limit: $scan}}) "
             "YIELD node AS p, score "
-            f"{where}WITH p, score ORDER BY score DESC, p.id "
+            f"{where}WITH p, score ORDER BY score DESC, p.id LIMIT $hits "
             "WITH collect(p.id) AS ids RETURN size(ids) AS total, ids[$offset..$end] AS ids"
         )
         return Statement(text, params)

@@ -125,12 +125,8 @@ class Neo4jReads:
 
     @staticmethod
     def _text(query: PaperQuery) -> PaperQuery | None:
-        """``query`` with a blank text dropped; ``None`` when its text has no searchable word."""
-        if query.text is None:
-            return query
-        if not query.text.strip():
-            return PaperQuery(**{**query.__dict__, "text": None})
-        if rq.paper_fulltext_query(query.text) is None:
+        """``None`` when the query has a text without a searchable word (it matches nothing)."""
+        if query.text is not None and rq.paper_fulltext_query(query.text) is None:
             return None
         return query
 
