@@ -35,7 +35,6 @@ from kg.stores.neo4j import read_queries as rq
 
 Tx = neo4j.ManagedTransaction | neo4j.Transaction
 AUTHOR_PREFIX = "a:"
-NULL_YEAR = 10_000  # sorts after every real year in :func:`paper_sort_key`
 KeyRow = list[Any]  # [key, rank, rkey or None]
 
 
@@ -60,9 +59,8 @@ def paper_sort_key(node_id: str, props: Mapping[str, Any]) -> str:
     """
     year = props.get("year")
     y = int(year) if isinstance(year, int | float) and not isinstance(year, bool) else None
-    rank = NULL_YEAR if y is None or not 0 <= y <= 9999 else 9999 - y
     # "\x00" sorts below every character of a folded title, so "ab" < "ab c" as in a tuple sort.
-    return f"{rank:05d}\x00{fold(str(props.get('title') or ''))}\x00{node_id}"
+    return f"{rq.year_prefix(y)}{fold(str(props.get('title') or ''))}\x00{node_id}"
 
 
 def search_text(surfaces: Iterable[str], with_loose: bool) -> str:

@@ -35,6 +35,21 @@ TEXT_SCAN = 20 * TEXT_HITS
 _N = NODE_LABEL
 
 
+NULL_YEAR_RANK = 10_000  # sorts after every real year in a paper's ``_sortKey``
+
+
+def year_prefix(year: int | None) -> str:
+    """How a paper's ``_sortKey`` starts: newest year first, no year (or an impossible one) last.
+
+    So papers of one year are one prefix range of the sort index, already in result order.
+
+    >>> year_prefix(2024) < year_prefix(2023) < year_prefix(None)
+    True
+    """
+    rank = NULL_YEAR_RANK if year is None or not 0 <= year <= 9999 else 9999 - year
+    return f"{rank:05d}\x00"
+
+
 def pair_type(name: str) -> str:
     """``name`` if it is a weighted pair type (``COAUTHOR``/``CO_OCCURS``)."""
     if name not in PAIR_TYPES:
@@ -49,7 +64,6 @@ def schema_statements() -> list[Statement]:
         f"CREATE CONSTRAINT paperkg_key IF NOT EXISTS FOR (k:{KEY_LABEL}) REQUIRE k.key IS UNIQUE",
         f"CREATE INDEX paperkg_key_rkey IF NOT EXISTS FOR (k:{KEY_LABEL}) ON (k.rkey)",
         "CREATE INDEX paperkg_paper_sort IF NOT EXISTS FOR (n:Paper) ON (n._sortKey)",
-        "CREATE INDEX paperkg_paper_year_sort IF NOT EXISTS FOR (n:Paper) ON (n.year, n._sortKey)",
         "CREATE INDEX paperkg_concept_sort IF NOT EXISTS FOR (n:Concept) ON (n._sortName)",
         "CREATE INDEX paperkg_concept_papers IF NOT EXISTS FOR (n:Concept) ON (n._papers)",
         "CREATE INDEX paperkg_concept_kind IF NOT EXISTS FOR (n:Concept) ON (n.kind)",
@@ -201,6 +215,9 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
     raise GraphStoreError(f"unknown paper condition {driver!r}")
 
 
+_YEAR_RANGE = "MATCH (p:Paper) WHERE p._sortKey STARTS WITH $yprefix AND p.year = $year "
+
+
 def paper_params(query: PaperQuery) -> dict[str, Any]:
     return {
         "author": query.author,
@@ -208,6 +225,7 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
         "venues": list(query.venues or ()),
         "topics": list(query.topics or ()),
         "year": query.year,
+        "yprefix": year_prefix(query.year),
     }
 
 
@@ -251,11 +269,10 @@ def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) 
             count = "MATCH (p:Paper) RETURN count(p) AS total"
             window = "MATCH (p:Paper) WHERE p._sortKey IS NOT NULL WITH p ORDER BY p._sortKey"
         else:
-            count = "MATCH (p:Paper) WHERE p.year = $year RETURN count(p) AS total"
-            window = (
-                "MATCH (p:Paper) WHERE p.year = $year AND p._sortKey IS NOT NULL "
-                "WITH p ORDER BY p.year, p._sortKey"
-            )
+            # One year is one prefix range of the sort index (the year test keeps out
+            # impossible years, which share the no-year prefix).
+            count = _YEAR_RANGE + "RETURN count(p) AS total"
+            window = _YEAR_RANGE + "WITH p ORDER BY p._sortKey"
         text = (
             f"CALL () {{ {count} }} "
             f"CALL () {{ {window} SKIP $offset LIMIT $limit RETURN collect(p.id) AS ids }} "
@@ -278,7 +295,7 @@ def papers_count(query: PaperQuery, driver: str | None) -> Statement:
     if driver is None:
         if query.year is None:
             return Statement("MATCH (p:Paper) RETURN count(p) AS total", params)
-        return Statement("MATCH (p:Paper) WHERE p.year = $year RETURN count(p) AS total", params)
+        return Statement(_YEAR_RANGE + "RETURN count(p) AS total", params)
     filters = _paper_filters(query, driver)
     where = f"WHERE {' AND '.join(filters)} " if filters else ""
     return Statement(f"{_driver_match(query, driver)}WITH p {where}RETURN count(p) AS total", params)
