@@ -24,6 +24,7 @@ writes only what differs (re-ingesting the same records writes nothing).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 import neo4j
@@ -35,7 +36,7 @@ from kg.stores.neo4j import read_queries as rq
 
 Tx = neo4j.ManagedTransaction | neo4j.Transaction
 AUTHOR_PREFIX = "a:"
-KeyRow = list[Any]  # [key, rank, rkey or None]
+KeyRows = tuple[tuple[str, int, str | None], ...]  # (key, rank, rkey) per key
 
 
 def _strings(value: PropertyValue | None) -> list[str]:
@@ -88,59 +89,66 @@ def reversed_text(text: str) -> str:
     return text[::-1]
 
 
-def concept_key_rows(node_id: str, props: Mapping[str, Any]) -> list[KeyRow]:
-    """``[key, rank, rkey]`` per key of a concept; rank: curated 0/discovered 2, +1 for an alias.
-
-    A key reached by the name and an alias keeps the better (smaller) rank.
-    """
-    base = 0 if props.get("source") == "vocabulary" else 2
+@lru_cache(maxsize=1 << 16)
+def _concept_index(name: str, aliases: tuple[str, ...], curated: bool) -> tuple[str, str, KeyRows]:
+    """``(sort name, search text, key rows)`` of a concept: pure, and cached because an ingest
+    touches the same (vocabulary) concepts batch after batch."""
+    base = 0 if curated else 2
     best: dict[str, int] = {}
-    surfaces = [(_name(props), 0)] + [(a, 1) for a in _strings(props.get("aliases"))]
-    for surface, alias in surfaces:
+    for surface, alias in [(name, 0), *((a, 1) for a in aliases)]:
         for key in concept_keys(surface):
             rank = base + alias
             if key not in best or rank < best[key]:
                 best[key] = rank
-    return [
-        [key, rank, reversed_text(key[len(LOOSE_PREFIX) :]) if key.startswith(LOOSE_PREFIX) else None]
+    rows = tuple(
+        (key, rank, reversed_text(key[len(LOOSE_PREFIX) :]) if key.startswith(LOOSE_PREFIX) else None)
         for key, rank in sorted(best.items())
-    ]
+    )
+    return fold(name), search_text([name, *aliases], with_loose=True), rows
 
 
-def author_key_rows(node_id: str, props: Mapping[str, Any]) -> list[KeyRow]:
-    """``[key, 0, None]`` per folded name form of an author (``a:`` prefixed)."""
+@lru_cache(maxsize=1 << 16)
+def _author_index(name: str, nickname: str | None) -> tuple[str, str, KeyRows]:
+    """``(sort name, search text, key rows)`` of an author (pure, cached)."""
+    keys = author_keys(name, nickname)
+    rows = tuple((AUTHOR_PREFIX + k, 0, None) for k in sorted(set(keys)))
+    surfaces = [name] + ([nickname] if nickname else [])
+    return fold(name), search_text(surfaces, with_loose=False), rows
+
+
+def concept_key_rows(props: Mapping[str, Any]) -> KeyRows:
+    """``(key, rank, rkey)`` per key of a concept; rank: curated 0/discovered 2, +1 for an alias.
+
+    A key reached by the name and an alias keeps the better (smaller) rank.
+    """
+    return _concept_of(props)[2]
+
+
+def _concept_of(props: Mapping[str, Any]) -> tuple[str, str, KeyRows]:
+    aliases = tuple(_strings(props.get("aliases")))
+    return _concept_index(_name(props), aliases, props.get("source") == "vocabulary")
+
+
+def _author_of(props: Mapping[str, Any]) -> tuple[str, str, KeyRows]:
     nickname = props.get("nickname")
-    keys = author_keys(_name(props), str(nickname) if nickname else None)
-    return [[AUTHOR_PREFIX + k, 0, None] for k in sorted(set(keys))]
+    return _author_index(_name(props), str(nickname) if nickname else None)
 
 
 def desired_state(
     node_id: str, labels: Sequence[str], props: Mapping[str, Any], papers: int | None
-) -> tuple[dict[str, Any], list[KeyRow] | None]:
+) -> tuple[dict[str, Any], KeyRows | None]:
     """The internal properties a node should have, and its key rows (``None``: keys not used)."""
     if "Paper" in labels:
         return {"_sortKey": paper_sort_key(node_id, props)}, None
     if "Concept" in labels:
-        rows = concept_key_rows(node_id, props)
-        surfaces = [_name(props), *_strings(props.get("aliases"))]
-        state: dict[str, Any] = {
-            "_sortName": fold(_name(props)),
-            "_search": search_text(surfaces, with_loose=True),
-            "_papers": papers or 0,
-            "_keys": [f"{r[1]}|{r[0]}" for r in rows],
-        }
-        return state, rows
-    if "Author" in labels:
-        rows = author_key_rows(node_id, props)
-        nickname = props.get("nickname")
-        surfaces = [_name(props)] + ([str(nickname)] if nickname else [])
-        return {
-            "_sortName": fold(_name(props)),
-            "_search": search_text(surfaces, with_loose=False),
-            "_papers": papers or 0,
-            "_keys": [r[0] for r in rows],
-        }, rows
-    return {}, None
+        sort_name, search, rows = _concept_of(props)
+        keys = [f"{r[1]}|{r[0]}" for r in rows]
+    elif "Author" in labels:
+        sort_name, search, rows = _author_of(props)
+        keys = [r[0] for r in rows]
+    else:
+        return {}, None
+    return {"_sortName": sort_name, "_search": search, "_papers": papers or 0, "_keys": keys}, rows
 
 
 def touched_ids(records: Sequence[PaperRecord]) -> list[str]:
@@ -155,9 +163,16 @@ def touched_ids(records: Sequence[PaperRecord]) -> list[str]:
     return list(ids)
 
 
-def update_read_index(tx: Tx, records: Sequence[PaperRecord], chunk: int = 2000) -> None:
-    """Bring the read index of every node ``records`` touched up to date (inside ``tx``)."""
-    ids = touched_ids(records)
+def update_read_index(
+    tx: Tx, records: Sequence[PaperRecord], touched: Iterable[str] | None = None, chunk: int = 2000
+) -> None:
+    """Bring the read index up to date inside the upsert transaction ``tx``.
+
+    ``touched``: the nodes the transaction created or changed and the ends of the relationships
+    it created (the only nodes whose keys or paper counts can have changed), when the writer
+    knows them; otherwise every node ``records`` mention is checked.
+    """
+    ids = list(dict.fromkeys(touched)) if touched is not None else touched_ids(records)
     for i in range(0, len(ids), chunk):
         index_nodes(tx, ids[i : i + chunk])
 
@@ -175,7 +190,7 @@ def index_nodes(tx: Tx, ids: list[str]) -> int:
             continue
         props_rows.append({"id": node_id, "props": diff})
         if keys is not None and "_keys" in diff:
-            key_rows.append({"id": node_id, "keys": keys})
+            key_rows.append({"id": node_id, "keys": [list(k) for k in keys]})
     for stmt in rq.write_index(props_rows, key_rows):
         tx.run(stmt.text, stmt.params).consume()
     return len(props_rows)
