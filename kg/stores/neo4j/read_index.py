@@ -16,21 +16,23 @@ Neo4j's range indexes cannot answer what the API asks for with the plain propert
 
 All of these are internal (:data:`kg.stores.neo4j.queries.INTERNAL_NODE_PROPERTIES`) and
 stripped on read. :func:`update_read_index` runs inside the upsert transaction after the batch's
-nodes and relationships are written, so a committed batch is always fully indexed; it reads
-back the touched nodes, computes their keys with the same pure functions the queries use, and
-writes only what differs (re-ingesting the same records writes nothing).
+nodes and relationships are written, so a committed batch is always fully indexed. It works from
+what the writer wrote (the created and replaced nodes, the created relationships) and reads
+nothing back; keys are computed with the same pure functions the queries use (cached, since
+an ingest meets the same concepts batch after batch). :func:`index_nodes` instead recomputes
+from the stored state, for a database written without the index (``rebuild_read_index``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 import neo4j
 
 from kg.ids import fold
-from kg.models import PaperRecord, PropertyValue
+from kg.models import PropertyValue
 from kg.names import LOOSE_PREFIX, author_keys, concept_keys
 from kg.stores.neo4j import read_queries as rq
 
@@ -151,46 +153,61 @@ def desired_state(
     return {"_sortName": sort_name, "_search": search, "_papers": papers or 0, "_keys": keys}, rows
 
 
-def touched_ids(records: Sequence[PaperRecord]) -> list[str]:
-    """Every node id a batch wrote or linked (papers, their nodes, relationship ends)."""
-    ids: dict[str, None] = {}
-    for r in records:
-        ids[r.paper.id] = None
-        ids.update((n.id, None) for n in r.nodes)
-        for rel in r.relationships:
-            ids[rel.start] = None
-            ids[rel.end] = None
-    return list(ids)
-
-
 def update_read_index(
-    tx: Tx, records: Sequence[PaperRecord], touched: Iterable[str] | None = None, chunk: int = 2000
+    tx: Tx,
+    written: Mapping[str, tuple[str, Mapping[str, Any]]],
+    fresh: Collection[str],
+    new_rels: Iterable[tuple[str, str, str]],
+    chunk: int = 2000,
 ) -> None:
-    """Bring the read index up to date inside the upsert transaction ``tx``.
+    """Bring the read index up to date inside the upsert transaction ``tx``, from what it wrote.
 
-    ``touched``: the nodes the transaction created or changed and the ends of the relationships
-    it created (the only nodes whose keys or paper counts can have changed), when the writer
-    knows them; otherwise every node ``records`` mention is checked.
+    ``written``: id -> (label, merged properties) of every node created or whose property map was
+    replaced (which drops internal properties, so they are all set again); ``fresh``: the created
+    ones (no old keys to remove); ``new_rels``: the ``(start, type, end)`` relationships created,
+    whose ``MENTIONS``/``AUTHORED`` ends get their paper count recounted. Nothing is read back,
+    and a batch that wrote nothing costs nothing.
     """
-    ids = list(dict.fromkeys(touched)) if touched is not None else touched_ids(records)
-    for i in range(0, len(ids), chunk):
-        index_nodes(tx, ids[i : i + chunk])
+    rows: list[dict[str, Any]] = []
+    stale: list[str] = []
+    for node_id, (label, props) in written.items():
+        state, keys = desired_state(node_id, (label,), props, None)
+        state.pop("_papers", None)  # counted by set_paper_counts below
+        if not state:
+            continue
+        rows.append({"id": node_id, "props": state, "keys": [list(k) for k in keys or ()]})
+        if keys is not None and node_id not in fresh:
+            stale.append(node_id)
+    counted = {e: None for e, (lb, _p) in written.items() if lb in ("Concept", "Author")}
+    for start, rtype, end in new_rels:
+        if rtype == "MENTIONS":
+            counted[end] = None
+        elif rtype == "AUTHORED":
+            counted[start] = None
+    stmts = [rq.delete_keys(stale[i : i + chunk]) for i in range(0, len(stale), chunk)]
+    stmts += [rq.set_index(rows[i : i + chunk]) for i in range(0, len(rows), chunk)]
+    ids = list(counted)
+    stmts += [rq.set_paper_counts(ids[i : i + chunk]) for i in range(0, len(ids), chunk)]
+    for stmt in stmts:
+        tx.run(stmt.text, stmt.params).consume()
 
 
 def index_nodes(tx: Tx, ids: list[str]) -> int:
-    """Recompute the read index of these nodes from their stored state; returns how many changed."""
+    """Recompute the read index of these nodes from their stored state (rebuilding the index of a
+    database written without it); returns how many nodes changed."""
     stmt = rq.index_state(ids)
     record = tx.run(stmt.text, stmt.params).single(strict=True)
-    props_rows: list[dict[str, Any]] = []
-    key_rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    stale: list[str] = []
     for node_id, labels, props, papers in record["rows"]:
         state, keys = desired_state(node_id, labels, props, papers)
         diff = {k: v for k, v in state.items() if props.get(k) != v}
         if not diff:
             continue
-        props_rows.append({"id": node_id, "props": diff})
-        if keys is not None and "_keys" in diff:
-            key_rows.append({"id": node_id, "keys": [list(k) for k in keys]})
-    for stmt in rq.write_index(props_rows, key_rows):
+        new_keys = keys is not None and "_keys" in diff
+        rows.append({"id": node_id, "props": diff, "keys": [list(k) for k in keys or ()] if new_keys else []})
+        if new_keys and props.get("_keys") is not None:
+            stale.append(node_id)
+    for stmt in (rq.delete_keys(stale), rq.set_index(rows)):
         tx.run(stmt.text, stmt.params).consume()
-    return len(props_rows)
+    return len(rows)

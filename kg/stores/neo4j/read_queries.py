@@ -104,38 +104,37 @@ def index_state(ids: Sequence[str]) -> Statement:
     )
 
 
-def write_index(props_rows: Sequence[dict[str, Any]], key_rows: Sequence[dict[str, Any]]) -> list[Statement]:
-    """Set changed internal properties; replace the key relationships of nodes whose keys changed.
+def delete_keys(ids: Sequence[str]) -> Statement:
+    """Remove the key relationships of these nodes, and key nodes left without any."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) "
+        f"CALL (n) {{ MATCH (k:{KEY_LABEL})-[r:{KEY_OF}]->(n) DELETE r "
+        "WITH k WHERE NOT EXISTS { (k)-[]->() } DELETE k }",
+        {"ids": list(ids)},
+    )
 
-    ``props_rows``: ``{id, props}``; ``key_rows``: ``{id, keys: [[key, rank, rkey], ...]}``.
-    Key nodes without relationships left are deleted.
-    """
-    out: list[Statement] = []
-    if props_rows:
-        out.append(
-            Statement(
-                f"UNWIND $rows AS row MATCH (n:{_N} {{id: row.id}}) SET n += row.props",
-                {"rows": list(props_rows)},
-            )
-        )
-    if key_rows:
-        out.append(
-            Statement(
-                f"UNWIND $rows AS row MATCH (n:{_N} {{id: row.id}}) "
-                f"CALL (n) {{ MATCH (k:{KEY_LABEL})-[r:{KEY_OF}]->(n) DELETE r "
-                "WITH k WHERE NOT EXISTS { (k)-[]->() } DELETE k }",
-                {"rows": list(key_rows)},
-            )
-        )
-        out.append(
-            Statement(
-                f"UNWIND $rows AS row MATCH (n:{_N} {{id: row.id}}) UNWIND row.keys AS key "
-                f"MERGE (k:{KEY_LABEL} {{key: key[0]}}) ON CREATE SET k.rkey = key[2] "
-                f"CREATE (k)-[:{KEY_OF} {{rank: key[1]}}]->(n)",
-                {"rows": list(key_rows)},
-            )
-        )
-    return out
+
+def set_index(rows: Sequence[dict[str, Any]]) -> Statement:
+    """Set internal properties and add key relationships: rows ``{id, props, keys}`` with
+    ``keys`` ``[[key, rank, rkey], ...]`` (only new ones: :func:`delete_keys` ran first)."""
+    return Statement(
+        f"UNWIND $rows AS row MATCH (n:{_N} {{id: row.id}}) SET n += row.props "
+        f"WITH n, row UNWIND row.keys AS key MERGE (k:{KEY_LABEL} {{key: key[0]}}) "
+        f"ON CREATE SET k.rkey = key[2] CREATE (k)-[:{KEY_OF} {{rank: key[1]}}]->(n)",
+        {"rows": list(rows)},
+    )
+
+
+def set_paper_counts(ids: Sequence[str]) -> Statement:
+    """``_papers`` of these concepts (MENTIONS in-degree) and authors (AUTHORED out-degree),
+    from the degree store; other labels are ignored."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) WHERE n:Concept OR n:Author "
+        "WITH n, CASE WHEN n:Concept THEN COUNT { (n)<-[:MENTIONS]-() } "
+        "ELSE COUNT { (n)-[:AUTHORED]->() } END AS papers "
+        "WHERE n._papers IS NULL OR n._papers <> papers SET n._papers = papers",
+        {"ids": list(ids)},
+    )
 
 
 def indexed_ids(after: str, limit: int) -> Statement:

@@ -439,11 +439,8 @@ class Neo4jStore(Neo4jReads):
         for record in records:
             batch.apply(record, summary)
         self._write(tx, batch)
-        update_read_index(
-            tx,
-            records,
-            [*batch.new_nodes, *batch.changed_nodes, *(e for k in batch.new_rels for e in k[::2])],
-        )
+        written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
+        update_read_index(tx, written, batch.new_nodes, batch.new_rels)
         return summary
 
     def _load_state(self, tx: Tx, records: list[PaperRecord]) -> _Batch:
