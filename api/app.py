@@ -9,10 +9,8 @@ orchestrator's health check and a client's retry need.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import logging
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -24,23 +22,18 @@ import orjson
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
-from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from strawberry.exceptions import MissingQueryError
-from strawberry.fastapi import GraphQLRouter
-from strawberry.http import process_result
-from strawberry.http.parse_content_type import parse_content_type
-from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
-from strawberry.types.graphql import OperationType
 
+from api import graphql_http, static_files
 from api.context import get_context
-from api.loaders import call_store
+from api.graphiql import GraphiQLRouter
+from api.guard import RequestGuardMiddleware
+from api.lanes import HEALTH, run_in
 from api.schema import build_schema
-from api.types import intern_all
 from kg.config import Settings, get_settings
 from kg.errors import KGError, StoreUnavailable
-from kg.service import GraphService
-from kg.stores.protocol import GraphStore
+from kg.read.service import ReadService
+from kg.stores.protocol import GraphStore, ReadStore
 
 log = logging.getLogger("paperkg.api")
 HEALTH_TIMEOUT_S = 5.0
@@ -226,7 +219,7 @@ async def _send_json(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class GraphQLJSONRouter(GraphQLRouter[Any, None]):
+class GraphQLJSONRouter(GraphiQLRouter):
     """strawberry's FastAPI router with responses encoded by ``orjson`` (a network of 1,000
     edges is ~80 KB of JSON: about 1.5 ms with ``json.dumps``, a tenth of that with orjson)."""
 
@@ -235,84 +228,6 @@ class GraphQLJSONRouter(GraphQLRouter[Any, None]):
             return orjson.dumps(data)
         except TypeError:  # what orjson cannot encode (e.g. an int beyond 64 bits): as before
             return super().encode_json(data)
-
-
-class GraphQLFastPath:
-    """Plain JSON ``POST /graphql`` requests straight to the schema (role: per-request speed-up).
-
-    It does what the strawberry router does for such a request (parse the body, build the
-    context with :func:`api.context.get_context`, ``schema.execute`` for the operation types
-    a POST allows, ``process_result``, encode with the router's ``encode_json``, answer 200)
-    without FastAPI's routing and dependency resolution or strawberry's request adapters, which
-    were about half of a light request's CPU time. Everything else goes to the router
-    unchanged: other methods and paths (GraphiQL), other content types, streaming ``Accept``
-    headers, batches, and any body the router would reject with a 400 (bad JSON, a ``query``
-    that is not a string, ...), including operation-type errors, which are raised before
-    anything executes.
-
-    Args:
-        app: the wrapped ASGI app (the router is in it).
-        router: the GraphQL router whose schema, context and encoding are used.
-        path: the router's path.
-    """
-
-    def __init__(self, app: ASGIApp, router: GraphQLJSONRouter, path: str = "/graphql") -> None:
-        self.app = app
-        self.router = router
-        self.path = path
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope["headers"])
-        content_type = headers.get(b"content-type", b"").decode("latin-1")
-        accept = headers.get(b"accept", b"").decode("latin-1")
-        if (
-            "application/json" not in parse_content_type(content_type)[0]
-            or self.router._get_stream_transport_from_headers({"accept": accept}) is not None
-        ):
-            await self.app(scope, receive, send)
-            return
-        body = await _read_body(receive)
-        if body is None:
-            return  # the client went away
-
-        async def replay() -> Message:
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        try:
-            data = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            data = None
-        if (
-            not isinstance(data, dict)
-            or not isinstance(data.get("query"), str)
-            or not isinstance(data.get("variables"), dict | None)
-            or not isinstance(data.get("extensions"), dict | None)
-        ):
-            await self.app(scope, replay, send)  # the router answers (a 400, or a batch)
-            return
-        request = Request(scope)
-        context = await get_context(request)
-        context.request = request  # as the router sets it (no resolver adds background tasks)
-        try:
-            result = await self.router.schema.execute(
-                data["query"],
-                variable_values=data.get("variables"),
-                context_value=context,
-                operation_name=data.get("operationName"),
-                allowed_operation_types=_POST_OPERATIONS,
-                operation_extensions=data.get("extensions"),
-            )
-        except (CannotGetOperationTypeError, InvalidOperationTypeError, MissingQueryError):
-            await self.app(scope, replay, send)  # raised before execution: the router's 400
-            return
-        payload = self.router.encode_json(process_result(result))
-        await _send_json(send, 200, payload.encode() if isinstance(payload, str) else payload)
-
-
-_POST_OPERATIONS = OperationType.from_http("POST")
 
 
 class _ReopeningStore:
@@ -353,7 +268,7 @@ class _ReopeningStore:
             self._inner.close()
 
 
-def _open(settings: Settings) -> GraphStore:
+def _open(settings: Settings) -> ReadStore:
     from kg.stores import open_store
 
     try:
@@ -365,7 +280,7 @@ def _open(settings: Settings) -> GraphStore:
 
 def create_app(
     settings: Settings | None = None,
-    store: GraphStore | None = None,
+    store: ReadStore | None = None,
     *,
     response_cache_size: int | None = None,
     warm: bool | None = None,
@@ -387,8 +302,8 @@ def create_app(
         A FastAPI app serving ``/graphql`` and ``/healthz``.
 
     Example:
-        >>> from kg.networkx_store import NetworkXStore
-        >>> app = create_app(Settings(), store=NetworkXStore())
+        >>> from kg.stores.sqlite import SQLiteStore
+        >>> app = create_app(Settings(), store=SQLiteStore(None))
         >>> app.title
         'paperkg'
     """
@@ -412,7 +327,6 @@ def create_app(
         if warm_first:
             await _warm(app.state.service)
         elif warm_up:
-            gc.freeze()  # the store just loaded: keep it out of every later collection
             warming = asyncio.create_task(_warm(app.state.service))
         try:
             yield
@@ -440,7 +354,7 @@ def create_app(
     async def healthz() -> JSONResponse:
         active: GraphStore = app.state.store
         try:
-            await asyncio.wait_for(asyncio.to_thread(active.ping), HEALTH_TIMEOUT_S)
+            await asyncio.wait_for(run_in(HEALTH, active.ping), HEALTH_TIMEOUT_S)
         except (KGError, TimeoutError) as e:
             reason = str(e) or f"no answer within {HEALTH_TIMEOUT_S:g} s"
             return JSONResponse(
@@ -449,12 +363,12 @@ def create_app(
         return JSONResponse({"status": "ok", "backend": active.backend_name})
 
     async def version() -> Hashable:
-        service: GraphService = app.state.service
-        return await call_store(service.store.backend_name != "sqlite", service.version)
+        service: ReadService = app.state.service
+        return await run_in(HEALTH, service.version)
 
     # Added innermost first: CORS wraps the timeout, which wraps the response cache, which
-    # wraps the fast path to the schema.
-    app.add_middleware(GraphQLFastPath, router=graphql)
+    # wraps the gate that refuses hostile requests before any parsing they could make expensive.
+    app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(ResponseCacheMiddleware, version=version, max_entries=cache_size)
     app.add_middleware(RequestTimeoutMiddleware, timeout_s=cfg.request_timeout_s)
     if cfg.cors_origins:
@@ -464,6 +378,8 @@ def create_app(
             allow_methods=["GET", "POST", "OPTIONS"],
             allow_headers=["*"],
         )
+    static_files.install(app)
+    graphql_http.install(app)  # outermost: negotiates the media type of every /graphql answer
     return app
 
 
@@ -477,33 +393,21 @@ def worker_app() -> FastAPI:
     return create_app(warm_first=True)
 
 
-def _service(store: GraphStore) -> GraphService:
-    """The service over ``store``. The embedded store lives in this process and nothing here
-    writes to it, so its version is read once; a shared server (Neo4j) is re-checked every few
-    seconds so that an ingest from elsewhere shows up."""
+def _service(store: ReadStore) -> ReadService:
+    """The read service over ``store``. Its version is re-read on every request (one indexed
+    row on SQLite); on Neo4j at most every half second, so an ingest from elsewhere shows up
+    almost at once without a round trip per resolver."""
     if store.backend_name == "sqlite":
-        return GraphService(store, refresh_interval_s=math.inf)
-    return GraphService(store)
+        return ReadService(store, refresh_interval_s=0.0)
+    return ReadService(store, refresh_interval_s=0.5)
 
 
-def prepare(service: GraphService) -> None:
-    """Warm the service's caches, then exempt everything alive from cyclic garbage collection.
-
-    A 10,000-paper embedded graph with its indexes is close to a million Python objects; a full
-    collection walks all of them (about 0.6 s here), which showed up as latency spikes.
-    ``gc.freeze()`` moves them to the permanent generation: they are still freed by reference
-    counting, only cycles among them are never collected (the caches hold none worth reclaiming).
-    """
-    service.warm()
-    intern_all(service)
-    gc.freeze()
-
-
-async def _warm(service: GraphService) -> None:
+async def _warm(service: ReadService) -> None:
+    """Open the database and read the small tables before the first request needs them."""
     t0 = time.perf_counter()
     try:
-        await asyncio.to_thread(prepare, service)
+        await asyncio.to_thread(service.warm)
     except KGError as e:
-        log.warning("could not warm the caches (they fill on demand): %s", e)
+        log.warning("could not warm up (reads fill on demand): %s", e)
         return
-    log.info("caches warm after %.1f s", time.perf_counter() - t0)
+    log.info("store ready after %.2f s", time.perf_counter() - t0)

@@ -11,15 +11,15 @@ from api.context import Context
 from api.schema import build_schema
 from kg.config import Settings, get_settings
 from kg.errors import StoreUnavailable
-from kg.service import GraphService
-from kg.stores.protocol import GraphStore
+from kg.read.service import ReadService
+from kg.stores.protocol import ReadStore
 
 
 def execute_query(
     document: str,
     variables: dict[str, Any] | None = None,
     settings: Settings | None = None,
-    store: GraphStore | None = None,
+    store: ReadStore | None = None,
 ) -> dict[str, Any]:
     """The JSON response ``{"data": ..., "errors": [...]}`` to one GraphQL request.
 
@@ -32,8 +32,8 @@ def execute_query(
         store: an open store (left open); default: open one from settings and close it after.
 
     Example:
-        >>> from kg.networkx_store import NetworkXStore
-        >>> result = execute_query("{ stats { nodes { label count } } }", store=NetworkXStore())
+        >>> from kg.stores.sqlite import SQLiteStore
+        >>> result = execute_query("{ stats { nodes { label count } } }", store=SQLiteStore(None))
         >>> result["data"]["stats"]["nodes"][0]
         {'label': 'Paper', 'count': 0}
     """
@@ -48,7 +48,7 @@ def execute_query(
             error = GraphQLError(f"graph store unavailable: {e}", extensions={"code": "STORE_UNAVAILABLE"})
             return {"data": None, "errors": [error.formatted]}
     try:
-        context = Context(service=GraphService(store), settings=cfg, offload=False)
+        context = Context(service=ReadService(store), settings=cfg, offload=False)
         result = asyncio.run(
             build_schema(cfg).execute(document, variable_values=variables, context_value=context)
         )

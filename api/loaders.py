@@ -8,12 +8,12 @@ them again by id costs nothing.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Coroutine, Generator, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar, cast
 
 from strawberry.dataloader import DataLoader
 
+from api.lanes import LIGHT, run_in
 from kg.models import Node, RelType
 from kg.stores.protocol import Direction, Edge, GraphStore
 
@@ -25,14 +25,11 @@ T = TypeVar("T")
 
 
 async def call_store(offload: bool, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """Run a blocking store (or service) call, in a worker thread when ``offload`` is set.
-
-    A network backend blocks on I/O, so it runs in a thread and other requests proceed; the
-    embedded store answers from memory in microseconds, where a thread hop would cost more
-    than the call (and the GIL serialises it anyway).
-    """
+    """Run a blocking store (or service) call in the light lane (:mod:`api.lanes`) when
+    ``offload`` is set, so the event loop keeps serving other requests and ``/healthz``;
+    ``kg query`` (one request, no server) runs it inline."""
     if offload:
-        return await asyncio.to_thread(fn, *args, **kwargs)
+        return await run_in(LIGHT, fn, *args, **kwargs)
     return fn(*args, **kwargs)
 
 
@@ -44,10 +41,9 @@ class Loaders:
         offload: run store calls in worker threads (see :func:`call_store`).
 
     Example:
-        >>> import asyncio
-        >>> from kg.networkx_store import NetworkXStore
+        >>>         >>> from kg.stores.sqlite import SQLiteStore
         >>> async def missing() -> Node | None:
-        ...     return await Loaders(NetworkXStore()).nodes.load("paper:missing")
+        ...     return await Loaders(SQLiteStore(None)).nodes.load("paper:missing")
         >>> asyncio.run(missing()) is None
         True
     """
@@ -92,44 +88,29 @@ class Loaders:
 
 
 class Lookup(Generic[K, V]):
-    """A read the service answers from its per-version caches, as cheaply as the backend allows.
-
-    With the in-process store the value is computed right away, so a resolver returns a plain
-    value and graphql-core schedules nothing for it (no coroutine, no task, no DataLoader
-    future: for 20 papers with their authors and venue that was most of a request). With a
-    network backend, the service may still have to read the store, so the lookup goes through a
-    DataLoader that asks for the whole level's keys in one worker-thread call.
-
-    Values from :meth:`get` go into plain fields or are returned by plain (not ``async``)
-    resolvers: graphql-core awaits them when they are awaitable.
+    """A per-request batched read (a DataLoader over one ``many`` call) whose values go into
+    plain fields: :meth:`get` returns an awaitable that starts loading only when awaited, so a
+    field nobody selects costs nothing and a page of 20 papers costs one store query.
 
     Args:
-        one: the service's lookup for one key.
-        many: the same for many keys, in key order.
+        many: the service's lookup for many keys, in key order.
         offload: the backend does I/O (see :func:`call_store`).
     """
 
-    def __init__(self, one: Callable[[K], V], many: Callable[[list[K]], Sequence[V]], offload: bool) -> None:
-        self._one = one
-        self._loader: DataLoader[K, V] | None = None
-        if offload:
+    def __init__(self, many: Callable[[list[K]], Sequence[V]], offload: bool) -> None:
+        async def load(keys: list[K]) -> list[V]:
+            return list(await call_store(offload, many, keys))
 
-            async def load(keys: list[K]) -> list[V]:
-                return list(await call_store(True, many, keys))
-
-            self._loader = DataLoader(load_fn=load)
+        self._loader: DataLoader[K, V] = DataLoader(load_fn=load)
 
     def get(self, key: K, convert: Callable[[V], T]) -> T:
-        """``convert(value of key)``: the value itself in-process, else an awaitable of it that
-        starts loading only when awaited (a field nobody selects costs nothing)."""
+        """An awaitable of ``convert(value of key)`` (graphql-core awaits it; the type stays T)."""
         loader = self._loader
-        if loader is None:
-            return convert(self._one(key))
 
         async def later() -> T:
             return convert(await loader.load(key))
 
-        return cast(T, Later(later))  # graphql-core awaits it; the field's type is still T
+        return cast(T, Later(later))
 
 
 class Later(Generic[T]):

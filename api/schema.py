@@ -1,7 +1,7 @@
 # strawberry.field(description=...) is typed as returning Any, which strict mypy reports on every
 # resolver; the resolvers themselves are fully annotated.
 # mypy: disable-error-code="untyped-decorator"
-"""The GraphQL schema: ``Query`` (thin resolvers over :class:`kg.service.GraphService`) and its protection.
+"""The GraphQL schema: ``Query`` (thin resolvers over :class:`kg.read.service.ReadService`), its protection.
 
 Protection: :class:`~strawberry.extensions.QueryDepthLimiter` and
 :class:`~strawberry.extensions.MaxAliasesLimiter` from settings, page sizes capped at
@@ -33,7 +33,6 @@ from strawberry.extensions import (
 )
 from strawberry.types import ExecutionContext
 
-from api.executor import PlainFieldExecutor
 from api.types import (
     APIError,
     Author,
@@ -61,13 +60,14 @@ from api.types import (
     Venue,
     check_first,
     make_connection,
-    page_window,
+    page_start,
     paper_connection,
     search_hit,
 )
 from kg.config import Settings
+from kg.deadline import QueryTimeout
 from kg.errors import GraphStoreError, StoreUnavailable
-from kg.service import InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
+from kg.read.service import InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
 
 log = logging.getLogger("paperkg.api")
 # Distinct documents whose parse and validation results are kept (clients reuse a few queries).
@@ -86,6 +86,9 @@ class PaperFilterInput:
     )
     author: str | None = None
     text: str | None = strawberry.field(default=None, description="Full-text query; results by relevance.")
+    include_mentions: bool | None = strawberry.field(
+        default=False, description="With `concept`: also papers that only mention it in passing."
+    )
 
     def to_domain(self) -> PaperFilter:
         return PaperFilter(
@@ -95,6 +98,7 @@ class PaperFilterInput:
             concept=self.concept,
             author=self.author,
             text=self.text,
+            about_only=self.include_mentions is not True,
         )
 
 
@@ -134,10 +138,8 @@ class Query:
         first: int | None = 20,
         after: str | None = None,
     ) -> Connection[Paper]:
-        check_first(info, first)
         flt = where.to_domain() if where is not None else PaperFilter()
-        ids = await info.context.call(info.context.service.filter_papers, flt)
-        return await paper_connection(info, ids, first, after)
+        return await paper_connection(info, flt, first, after)
 
     @strawberry.field(description="A concept by name, alias, plural, any case or acronym; null if unknown.")
     async def concept(self, info: Info, name: str) -> Concept | None:
@@ -163,14 +165,16 @@ class Query:
         order_by: ConceptOrder | None = ConceptOrder.PAPER_COUNT,
     ) -> Connection[Concept]:
         n = check_first(info, first)
-        nodes = await info.context.call(
+        start = page_start(after)
+        nodes, total = await info.context.call(
             info.context.service.list_concepts,
             search,
             kind.value if kind else None,
             (order_by or ConceptOrder.PAPER_COUNT).value,
+            start,
+            n,
         )
-        start, stop = page_window(len(nodes), n, after)
-        return make_connection([Concept.from_domain(c) for c in nodes[start:stop]], start, len(nodes))
+        return make_connection([Concept.from_domain(c) for c in nodes], start, total)
 
     @strawberry.field(
         description="An author by name (any case or accents, nickname optional); null if unknown."
@@ -189,11 +193,11 @@ class Query:
         order_by: AuthorOrder | None = AuthorOrder.NAME,
     ) -> Connection[Author]:
         n = check_first(info, first)
-        nodes = await info.context.call(
-            info.context.service.list_authors, search, (order_by or AuthorOrder.NAME).value
+        start = page_start(after)
+        nodes, total = await info.context.call(
+            info.context.service.list_authors, search, (order_by or AuthorOrder.NAME).value, start, n
         )
-        start, stop = page_window(len(nodes), n, after)
-        return make_connection([Author.from_domain(a) for a in nodes[start:stop]], start, len(nodes))
+        return make_connection([Author.from_domain(a) for a in nodes], start, total)
 
     @strawberry.field(description="Every venue, by series then year.")
     async def venues(self, info: Info) -> list[Venue]:
@@ -279,7 +283,7 @@ class Query:
     @strawberry.field(description="Full-text search over paper titles/abstracts and concept names/aliases.")
     async def search(self, info: Info, text: str, first: int | None = 20) -> list[SearchHit]:
         n = check_first(info, first)
-        hits = await info.context.call(info.context.service.search, text, n)
+        hits = await info.context.compute(info.context.service.search, text, n)
         return [search_hit(h.node, h.score, info.context) for h in hits]
 
     @strawberry.field(description="Node counts per label and relationship counts per type.")
@@ -306,10 +310,14 @@ def classify(error: GraphQLError) -> tuple[str, str, dict[str, Any]]:
             "GRAPHQL_PARSE_FAILED" if isinstance(error, GraphQLSyntaxError) else "GRAPHQL_VALIDATION_FAILED"
         )
         return code, error.message, {}
+    if isinstance(original, GraphQLError):  # a variable that does not coerce (e.g. a 30-digit Int)
+        return "BAD_USER_INPUT", error.message, {}
     if isinstance(original, UnknownName):
         return "BAD_USER_INPUT", str(original), {"suggestions": original.suggestions}
     if isinstance(original, InvalidArgument | ServiceError):
         return "BAD_USER_INPUT", str(original), {}
+    if isinstance(original, QueryTimeout):
+        return "TIMEOUT", f"{original} (KG_REQUEST_TIMEOUT_S); narrow the query", {}
     if isinstance(original, StoreUnavailable):
         return "STORE_UNAVAILABLE", f"graph store unavailable: {original}", {}
     if isinstance(original, GraphStoreError):
@@ -387,8 +395,6 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     ]
     return PaperKGSchema(
         query=Query,
-        # Plain leaf fields (most of a network's thousands) completed inline; see api/executor.py.
-        execution_context_class=PlainFieldExecutor,
         # Factories, not instances: strawberry builds them per request, so concurrent requests
         # never share an extension's execution context. Rules go in before ValidationCache runs.
         extensions=[

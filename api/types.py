@@ -4,7 +4,7 @@
 """GraphQL object types: each wraps a domain :class:`kg.models.Node` and resolves links through loaders.
 
 Every type has ``from_domain`` and keeps the node as ``strawberry.Private``; resolvers only ask
-the per-request DataLoaders or the :class:`kg.service.GraphService` (no Cypher, no networkx).
+the per-request DataLoaders or the :class:`kg.read.service.ReadService` (no Cypher, no networkx).
 Errors a client can fix are :class:`APIError` with a ``code`` extension and are never masked.
 """
 
@@ -14,15 +14,16 @@ import base64
 import binascii
 from collections.abc import Sequence
 from enum import Enum
-from functools import partial
-from typing import Any, Generic, TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 import strawberry
 
 from api.context import Context
+from kg.ids import fold
 from kg.models import Node
-from kg.service import GraphService, by_score, weighted_neighbors
+from kg.read.service import PaperFilter
 from kg.stores.protocol import Edge as StoreEdge
+from kg.stores.protocol import Page, PaperQuery
 
 Info = strawberry.Info[Context, None]
 NodeT = TypeVar("NodeT")
@@ -163,15 +164,36 @@ def make_connection(items: Sequence[NodeT], start: int, total: int) -> Connectio
     )
 
 
+def page_start(after: str | None) -> int:
+    """Offset of the first item after cursor ``after``."""
+    return decode_cursor(after) + 1 if after else 0
+
+
 async def paper_connection(
-    info: Info, ids: Sequence[str], first: int | None, after: str | None
+    info: Info, query: PaperQuery | PaperFilter, first: int | None, after: str | None
 ) -> Connection[Paper]:
-    """One page of papers by id, loaded in one batch."""
+    """One page of the papers matching ``query``: the store sorts, counts and cuts the page."""
     n = check_first(info, first)
-    start, stop = page_window(len(ids), n, after)
-    nodes = await info.context.loaders.nodes.load_many(list(ids[start:stop]))
+    start = page_start(after)
+    service = info.context.service
+    if isinstance(query, PaperFilter):
+        query = await info.context.call(service.paper_query, query)
+    run = info.context.compute if query.text is not None else info.context.call  # text: heavy lane
+    page: Page = await run(service.papers, query, start, n)
+    nodes = await info.context.loaders.nodes.load_many(page.ids)
     papers = [Paper.from_domain(p, info.context) for p in nodes if p is not None]
-    return make_connection(papers, start, len(ids))
+    return make_connection(papers, start, page.total)
+
+
+def by_score(edges: Sequence[StoreEdge]) -> list[StoreEdge]:
+    """``MENTIONS`` edges best score first, then by concept name and id (same on every store)."""
+
+    def key(edge: StoreEdge) -> tuple[float, str, str]:
+        score = edge.rel.properties.get("score")
+        name = edge.node.properties.get("name") or edge.node.id
+        return (-(float(score) if isinstance(score, int | float) else 0.0), fold(str(name)), edge.node.id)
+
+    return sorted(edges, key=key)
 
 
 def _str(node: Node, key: str) -> str | None:
@@ -225,8 +247,8 @@ class Paper:
             keywords=_list(node, "keywords"),
             sources=_list(node, "sources"),
             url=_str(node, "url"),
-            venue=context.paper_venue.get(node.id, partial(_venue, context.objects)),
-            authors=context.paper_authors.get(node.id, partial(_authors, context.objects)),
+            venue=context.paper_venue.get(node.id, _venue),
+            authors=context.paper_authors.get(node.id, _authors),
         )
 
     @strawberry.field(description="Topics it is listed under (leaf topics).")
@@ -287,16 +309,21 @@ class Concept:
         )
 
     @strawberry.field(
-        description="Papers mentioning it; with `includeNarrower`, also its narrower concepts'."
+        description="Papers about it (with `includeMentions`, also passing mentions); with "
+        "`includeNarrower`, also its narrower concepts'. Equals `papers.totalCount` for the same arguments."
     )
-    async def paper_count(self, info: Info, include_narrower: bool | None = False) -> int:
-        if include_narrower:
-            ids = await info.context.call(info.context.service.concept_paper_ids, self.id, True)
-            return len(ids)
-        return await info.context.loaders.degree("MENTIONS", "in").load(self.id)
+    async def paper_count(
+        self, info: Info, include_narrower: bool | None = False, include_mentions: bool | None = False
+    ) -> int:
+        service = info.context.service
+        query = await info.context.call(
+            service.concept_query, self.id, include_narrower is True, include_mentions is not True
+        )
+        return await info.context.call(service.paper_count, query)
 
     @strawberry.field(
-        description="Papers about it, newest first; a contextual-bandits paper is a bandits paper."
+        description="Papers about it, newest first; a contextual-bandits paper is a bandits paper. "
+        "`includeMentions` adds papers that only mention it in passing."
     )
     async def papers(
         self,
@@ -304,19 +331,21 @@ class Concept:
         first: int | None = DEFAULT_PAGE,
         after: str | None = None,
         include_narrower: bool | None = True,
+        include_mentions: bool | None = False,
     ) -> Connection[Paper]:
-        narrower = include_narrower is not False
-        ids = await info.context.call(info.context.service.concept_paper_ids, self.id, narrower)
-        return await paper_connection(info, ids, first, after)
+        query = await info.context.call(
+            info.context.service.concept_query,
+            self.id,
+            include_narrower is not False,
+            include_mentions is not True,
+        )
+        return await paper_connection(info, query, first, after)
 
     @strawberry.field(description="Concepts it co-occurs with, most shared papers first.")
     async def related(self, info: Info, first: int | None = 10) -> list[RelatedConcept]:
         n = check_first(info, first, default=10)
-        edges = await info.context.loaders.neighbors("CO_OCCURS", "both").load(self.id)
-        return [
-            RelatedConcept(concept=Concept.from_domain(node), papers=w)
-            for node, w in weighted_neighbors(edges)[:n]
-        ]
+        ranked = await info.context.call(info.context.service.related, self.id, n)
+        return [RelatedConcept(concept=Concept.from_domain(node), papers=w) for node, w in ranked]
 
     @strawberry.field(description="Direct broader concepts.")
     async def broader(self, info: Info) -> list[Concept]:
@@ -364,18 +393,14 @@ class Author:
     async def papers(
         self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
     ) -> Connection[Paper]:
-        edges = await info.context.loaders.neighbors("AUTHORED", "out").load(self.id)
-        ids = await info.context.call(info.context.service.sort_paper_ids, [e.node.id for e in edges])
-        return await paper_connection(info, ids, first, after)
+        return await paper_connection(info, PaperQuery(author=self.id), first, after)
 
     @strawberry.field(description="Co-authors, most shared papers first, then by name.")
     def coauthors(self, info: Info, first: int | None = None) -> list[Coauthor]:
         n = None if first is None else check_first(info, first)
 
-        objects = info.context.objects
-
         def convert(ranked: list[tuple[Node, int]]) -> list[Coauthor]:
-            return [Coauthor(author=_author(objects, node), papers=w) for node, w in ranked[:n]]
+            return [Coauthor(author=Author.from_domain(node), papers=w) for node, w in ranked[:n]]
 
         return info.context.coauthors.get(self.id, convert)
 
@@ -412,8 +437,7 @@ class Venue:
     async def papers(
         self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
     ) -> Connection[Paper]:
-        ids = await info.context.call(info.context.service.venue_paper_ids, self.id)
-        return await paper_connection(info, ids, first, after)
+        return await paper_connection(info, PaperQuery(venues=(self.id,)), first, after)
 
 
 @strawberry.type(description="A topic in a listing's hierarchy, e.g. Deep Learning › Algorithms.")
@@ -434,15 +458,16 @@ class Topic:
 
     @strawberry.field(description="Papers under it, including its subtopics.")
     async def paper_count(self, info: Info) -> int:
-        ids = await info.context.call(info.context.service.topic_paper_ids, self.id)
-        return len(ids)
+        service = info.context.service
+        query = await info.context.call(service.topic_query, self.id)
+        return await info.context.call(service.paper_count, query)
 
     @strawberry.field(description="Papers under it, including its subtopics.")
     async def papers(
         self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
     ) -> Connection[Paper]:
-        ids = await info.context.call(info.context.service.topic_paper_ids, self.id)
-        return await paper_connection(info, ids, first, after)
+        query = await info.context.call(info.context.service.topic_query, self.id)
+        return await paper_connection(info, query, first, after)
 
     @strawberry.field
     async def parent(self, info: Info) -> Topic | None:
@@ -485,7 +510,7 @@ class Stats:
 
 @strawberry.type(description="A node of a network, sized by `weight` (its paper count).")
 class NetworkNode:
-    """Plain fields only: resolvers return :class:`kg.service.NetworkNode` rows in its place."""
+    """Plain fields only: resolvers return :class:`kg.read.networks.NetworkNode` rows in its place."""
 
     id: strawberry.ID
     label: str
@@ -495,7 +520,7 @@ class NetworkNode:
 
 @strawberry.type(description="An undirected tie; `weight` is the number of shared papers.")
 class NetworkEdge:
-    """Plain fields only: resolvers return :class:`kg.service.NetworkEdge` rows in its place."""
+    """Plain fields only: resolvers return :class:`kg.read.networks.NetworkEdge` rows in its place."""
 
     source: strawberry.ID
     target: strawberry.ID
@@ -542,36 +567,12 @@ class Community:
         return cast(list[NetworkNode], members)  # rows with NetworkNode's fields, served as they are
 
 
-def _author(objects: dict[str, Any], node: Node) -> Author:
-    """The Author object of a node, made once per store version (``Context.objects``)."""
-    author = objects.get(node.id)
-    if author is None:
-        author = objects[node.id] = Author.from_domain(node)
-    return cast(Author, author)
+def _authors(nodes: list[Node]) -> list[Author]:
+    return [Author.from_domain(n) for n in nodes]
 
 
-def _authors(objects: dict[str, Any], nodes: list[Node]) -> list[Author]:
-    return [_author(objects, n) for n in nodes]
-
-
-def _venue(objects: dict[str, Any], node: Node | None) -> Venue | None:
-    if node is None:
-        return None
-    venue = objects.get(node.id)
-    if venue is None:
-        venue = objects[node.id] = Venue.from_domain(node)
-    return cast(Venue, venue)
-
-
-def intern_all(service: GraphService) -> None:
-    """Make the Author and Venue object of every author and venue now (``api.app.prepare``), so
-    that pages of papers and co-author lists only look them up, and the objects are frozen with
-    the rest of the warm heap instead of accumulating in the garbage collector's generations."""
-    objects = service.version_cache("api.objects")
-    for node in service.author_nodes().values():
-        _author(objects, node)
-    for node in service.venues():
-        _venue(objects, node)
+def _venue(node: Node | None) -> Venue | None:
+    return None if node is None else Venue.from_domain(node)
 
 
 def search_hit(node: Node, score: float, context: Context) -> SearchHit:

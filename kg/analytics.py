@@ -2,10 +2,8 @@
 
 The algorithms are pure functions taking an undirected, ``weight``-ed :class:`networkx.Graph`
 first (networkx style), so they run the same on either backend: the Neo4j backend never runs
-an algorithm server-side, it only hands over the relationships to project. :func:`projection`
-builds those graphs from ``store.relationships("COAUTHOR")`` / ``("CO_OCCURS")`` and caches
-them per store instance and version, because projecting a 10,000-paper graph costs far more
-than any query on it.
+an algorithm server-side. :func:`kg.read.graphs.projection` builds those graphs from the
+store's heaviest ties (bounded), and the read service caches them per store version.
 
 Every result is deterministic (ties broken by node id, seeded sampling) and bounded by a node
 budget rather than by a time limit, so the same request always returns the same answer.
@@ -21,37 +19,28 @@ Example:
 
 from __future__ import annotations
 
-import threading
-import weakref
-from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import networkx as nx
 
 from kg.models import Relationship
-from kg.stores.protocol import GraphStore
 
 __all__ = [
     "BETWEENNESS_SAMPLES",
     "Measure",
-    "ProjectionType",
     "Subgraph",
     "betweenness_ranking",
-    "build_projection",
     "centrality",
-    "coauthor_network",
     "collaboration_path",
     "communities",
-    "concept_graph",
     "degree_ranking",
     "ego_network",
     "pagerank",
-    "projection",
     "top_subgraph",
 ]
 
-ProjectionType = Literal["COAUTHOR", "CO_OCCURS"]
 Measure = Literal["DEGREE", "BETWEENNESS", "PAGERANK"]
 # Exact betweenness is O(V·E); above this many nodes it is estimated from this many sampled
 # sources (networkx's ``k``), seeded so the ranking is reproducible.
@@ -94,51 +83,6 @@ def build_projection(rels: Iterable[Relationship], weight_property: str = "paper
         else:
             g.add_edge(r.start, r.end, weight=w)
     return g
-
-
-@dataclass
-class _StoreCache:
-    graphs: dict[tuple[ProjectionType, Hashable], nx.Graph] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-_CACHES: weakref.WeakKeyDictionary[Any, _StoreCache] = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
-
-
-def _version_of(store: GraphStore, rel_type: ProjectionType) -> Hashable:
-    counts = store.counts()
-    return (tuple(sorted(counts.nodes.items())), tuple(sorted(counts.relationships.items())), rel_type)
-
-
-def projection(store: GraphStore, rel_type: ProjectionType, version: Hashable | None = None) -> nx.Graph:
-    """The cached projection of ``COAUTHOR`` or ``CO_OCCURS`` for this store and version.
-
-    Args:
-        store: any :class:`kg.stores.protocol.GraphStore`.
-        rel_type: which derived relationship to project.
-        version: a token that changes when the graph does (the API passes its own); ``None``
-            derives one from ``store.counts()``.
-
-    Returns:
-        A graph shared between callers: treat it as read-only.
-    """
-    key_version = _version_of(store, rel_type) if version is None else version
-    with _CACHES_LOCK:
-        try:
-            cache = _CACHES.setdefault(store, _StoreCache())
-        except TypeError:  # not weak-referenceable: no caching
-            return build_projection(store.relationships(rel_type))
-    with cache.lock:
-        key = (rel_type, key_version)
-        g = cache.graphs.get(key)
-        if g is None:
-            g = build_projection(store.relationships(rel_type))
-            # Only the newest version of each projection is worth keeping.
-            for old in [k for k in cache.graphs if k[0] == rel_type]:
-                del cache.graphs[old]
-            cache.graphs[key] = g
-        return g
 
 
 # -- neighbourhoods ----------------------------------------------------------------------------
@@ -373,28 +317,3 @@ def communities(g: nx.Graph, seed: int = LOUVAIN_SEED, resolution: float = 1.0) 
     groups = [sorted(str(n) for n in part) for part in parts]
     groups.sort(key=lambda members: (-len(members), members[0]))
     return groups
-
-
-# -- store-level conveniences ------------------------------------------------------------------
-
-
-def coauthor_network(
-    store: GraphStore, author_id: str, depth: int, max_nodes: int, version: Hashable | None = None
-) -> Subgraph:
-    """Ego network of one author over ``COAUTHOR`` (see :func:`ego_network`)."""
-    return ego_network(projection(store, "COAUTHOR", version), author_id, depth, max_nodes)
-
-
-def concept_graph(
-    store: GraphStore,
-    concept_id: str | None,
-    min_weight: int,
-    max_nodes: int,
-    depth: int = 1,
-    version: Hashable | None = None,
-) -> Subgraph:
-    """``CO_OCCURS`` around one concept, or the strongest part of the whole concept graph."""
-    g = projection(store, "CO_OCCURS", version)
-    if concept_id is None:
-        return top_subgraph(g, max_nodes, min_weight)
-    return ego_network(g, concept_id, depth, max_nodes, min_weight)

@@ -12,6 +12,7 @@ from typing import Any
 
 from kg.config import Settings
 from kg.errors import ConfigError, KGError
+from kg.stores.protocol import ReadStore
 
 
 def _out(text: str = "") -> None:
@@ -20,6 +21,24 @@ def _out(text: str = "") -> None:
 
 def _err(text: str) -> None:
     sys.stderr.write(text + "\n")
+
+
+def _legacy_notice(settings: Settings) -> None:
+    """Say once when an old pickled graph sits in the data dir (it is never loaded)."""
+    if settings.backend == "sqlite":
+        from kg.stores.sqlite import legacy_pickle_notice
+
+        notice = legacy_pickle_notice(settings.data_dir)
+        if notice:
+            _err(notice)
+
+
+def _open_store(settings: Settings) -> ReadStore:
+    """The configured store, after :func:`_legacy_notice`."""
+    _legacy_notice(settings)
+    from kg.stores import open_store
+
+    return open_store(settings)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -105,10 +124,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from kg.ingest import Progress, ingest
     from kg.nlp import load_nlp
     from kg.pipeline import Pipeline
-    from kg.stores import open_store
 
     settings = _settings(args)
-    store = open_store(settings)
+    store = _open_store(settings)
     try:
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
@@ -124,9 +142,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from kg.stores import open_store
-
-    store = open_store(_settings(args))
+    store = _open_store(_settings(args))
     try:
         counts = store.counts()
     finally:
@@ -145,9 +161,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from kg.export import to_cypher, to_graphml, to_json
-    from kg.stores import open_store
 
-    store = open_store(_settings(args))
+    store = _open_store(_settings(args))
     try:
         graph = store.export()
     finally:
@@ -168,7 +183,9 @@ def cmd_query(args: argparse.Namespace) -> int:
     if document.startswith("@"):
         document = Path(document[1:]).read_text(encoding="utf-8")
     variables = json.loads(args.variables) if args.variables else None
-    result = execute_query(document, variables, settings=_settings(args))
+    settings = _settings(args)
+    _legacy_notice(settings)
+    result = execute_query(document, variables, settings=settings)
     _out(json.dumps(result, indent=2, ensure_ascii=False))
     return 0 if not result.get("errors") else 1
 
@@ -179,6 +196,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from api.app import create_app
 
     settings = _settings(args)
+    _legacy_notice(settings)
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1 (got {args.workers})")
     _err(f"GraphQL (GraphiQL in a browser) at http://{args.host}:{args.port}/graphql")

@@ -13,6 +13,8 @@ from kg.errors import ConfigError
 
 # The password docker-compose.yml uses; fine on a laptop, refused when KG_ENV=production.
 DEV_NEO4J_PASSWORD = "paperkg-dev-password"
+# The driver's Bolt schemes; http(s):// is Neo4j's HTTP API, which the driver does not speak.
+NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
 
 
 class Settings(BaseSettings):
@@ -60,6 +62,12 @@ class Settings(BaseSettings):
             DEV_NEO4J_PASSWORD,
         ):
             raise ConfigError("KG_NEO4J_PASSWORD must be set to a non-default value in production")
+        scheme = self.neo4j_uri.split("://", 1)[0] if "://" in self.neo4j_uri else ""
+        if self.backend == "neo4j" and scheme not in NEO4J_SCHEMES:
+            raise ConfigError(
+                f"unsupported Neo4j URI scheme {scheme!r} in {self.neo4j_uri!r}: use one of "
+                f"{', '.join(sorted(NEO4J_SCHEMES))} (Bolt, e.g. bolt://127.0.0.1:7687)"
+            )
         if self.batch_size < 1:
             raise ConfigError("KG_BATCH_SIZE must be at least 1")
         return self

@@ -83,16 +83,16 @@ def seed_records(nlp_fast: Any) -> list[Any]:
 
 @pytest.fixture(
     params=[
-        pytest.param("memory", id="memory"),
+        pytest.param("sqlite", id="sqlite"),
         pytest.param("neo4j", id="neo4j", marks=pytest.mark.neo4j),
     ]
 )
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """An empty store of each backend; the Neo4j one is wiped before the test."""
-    if request.param == "memory":
-        from kg.networkx_store import NetworkXStore
+    if request.param == "sqlite":
+        from kg.stores.sqlite import SQLiteStore
 
-        s: Any = NetworkXStore(tmp_path / "kg")
+        s: Any = SQLiteStore(tmp_path / "kg")
     else:
         from kg.stores.neo4j.store import Neo4jStore
 

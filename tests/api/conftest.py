@@ -95,6 +95,7 @@ class StoreProxy:
         self.calls: Counter[str] = Counter()
         self.down = False
         self.delay_s = 0.0
+        self.slow: dict[str, float] = {}  # method -> seconds each call of it takes
 
     def __getattr__(self, name: str) -> Any:
         target = getattr(self._inner, name)
@@ -105,8 +106,8 @@ class StoreProxy:
             self.calls[name] += 1
             if self.down:
                 raise StoreUnavailable("cannot reach the store (simulated outage)")
-            if self.delay_s:
-                time.sleep(self.delay_s)
+            if self.delay_s or name in self.slow:
+                time.sleep(self.slow.get(name, self.delay_s))
             return target(*args, **kwargs)
 
         return call
@@ -118,7 +119,7 @@ class StoreProxy:
 @pytest.fixture(
     scope="session",
     params=[
-        pytest.param("memory", id="memory"),
+        pytest.param("sqlite", id="sqlite"),
         pytest.param("neo4j", id="neo4j", marks=pytest.mark.neo4j),
     ],
 )
@@ -126,10 +127,10 @@ def seeded_store(
     request: pytest.FixtureRequest, seed_records: list[Any], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[GraphStore]:
     """A store of each backend holding the three seed listings (read-only in these tests)."""
-    if request.param == "memory":
-        from kg.networkx_store import NetworkXStore
+    if request.param == "sqlite":
+        from kg.stores.sqlite import SQLiteStore
 
-        store: Any = NetworkXStore(Path(tmp_path_factory.mktemp("kg")))
+        store: Any = SQLiteStore(Path(tmp_path_factory.mktemp("kg")))
     else:
         from kg.stores.neo4j.store import Neo4jStore
 

@@ -37,9 +37,13 @@ def test_store_round_trips_do_not_grow_with_page_size(proxy: Any, serve_app: Any
             assert len(body["data"]["papers"]["nodes"]) == n
             per_size[n] = dict(proxy.calls)
     assert per_size[5] == per_size[20] == per_size[50], per_size
-    # one get_nodes for the page, one neighbors_many for the concepts (MENTIONS); authors and
-    # venues come from the service's per-version caches, which the first request filled
-    assert per_size[5] == {"get_nodes": 1, "neighbors_many": 1}
+    # the store answers the page (one papers query), the nodes (one get_nodes), and one batched
+    # neighbors_many each for concepts (MENTIONS), authors (AUTHORED) and venues (PUBLISHED_IN)
+    assert {k: v for k, v in per_size[5].items() if k != "version"} == {
+        "papers": 1,
+        "get_nodes": 1,
+        "neighbors_many": 3,
+    }
 
 
 def test_nested_lists_batch_across_parents(proxy: Any, serve_app: Any, post_to: Any) -> None:
@@ -59,7 +63,7 @@ def test_response_cache_serves_repeats_and_skips_errors(proxy: Any, serve_app: A
         first = post_to(c, PAGE_QUERY, {"n": 5})
         proxy.calls.clear()
         again = post_to(c, PAGE_QUERY, {"n": 5})
-        assert again == first and not proxy.calls, "served from the cache"
+        assert again == first and set(proxy.calls) <= {"version"}, "served from the cache"
         assert (
             post_to(c, PAGE_QUERY, {"n": 6})["data"]["papers"]["nodes"][:5]
             == first["data"]["papers"]["nodes"]
@@ -71,7 +75,7 @@ def test_response_cache_serves_repeats_and_skips_errors(proxy: Any, serve_app: A
         assert post_to(c, bad)["errors"] and post_to(c, bad)["errors"]
         assert cache.hits == hits, "errors are never cached"
         # a new store version (e.g. after an ingest) makes every entry stale
-        app.state.service.version = lambda: "another version"
+        app.state.service.version = lambda: -1
         proxy.calls.clear()
         assert post_to(c, PAGE_QUERY, {"n": 5}) == first and proxy.calls
 

@@ -26,7 +26,7 @@ def test_kg_serve_with_two_workers_answers_queries(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_")}
     env["PYTHONPATH"] = str(ROOT)
     kg = [sys.executable, "-m", "kg.cli"]
-    data = ["--backend", "memory", "--data-dir", str(tmp_path)]
+    data = ["--backend", "sqlite", "--data-dir", str(tmp_path)]
     subprocess.run([*kg, "ingest", "--no-progress", *data, str(EXAMPLES)], env=env, check=True, timeout=300)
     port = free_port()
     proc = subprocess.Popen(

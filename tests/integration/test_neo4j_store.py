@@ -26,9 +26,9 @@ from kg.config import Settings
 from kg.errors import GraphStoreError, StoreUnavailable
 from kg.export import to_json
 from kg.models import Node, PaperRecord, Relationship
-from kg.networkx_store import NetworkXStore
 from kg.stores.neo4j import queries as neo4j_queries
 from kg.stores.neo4j.store import Neo4jStore, open_neo4j_store
+from kg.stores.sqlite import SQLiteStore
 
 # The same places tests/conftest.py uses (not imported: plain `pytest` has no `tests` package).
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def duplicates(driver: neo4j.Driver) -> tuple[int, int]:
 
 # -- parity ----------------------------------------------------------------------------------------
 def test_export_equals_the_embedded_stores(neo4j_store: Neo4jStore, seed_records: list[PaperRecord]) -> None:
-    memory = NetworkXStore()
+    memory = SQLiteStore(None)
     memory.upsert(seed_records)
     neo4j_store.upsert(seed_records[:20])
     neo4j_store.upsert(seed_records[20:])
@@ -296,7 +296,7 @@ def test_a_batch_over_the_servers_transaction_memory_is_split_not_lost(
             summary = store.upsert(seed_records)  # one batch: over 2 MiB on the server
         assert (summary.added, summary.updated, summary.unchanged) == (len(seed_records), 0, 0)
         assert "exceeded Neo4j's transaction memory" in caplog.text
-        memory = NetworkXStore()
+        memory = SQLiteStore(None)
         memory.upsert(seed_records)
         assert to_json(store.export()) == to_json(memory.export())
         again = store.upsert(seed_records)

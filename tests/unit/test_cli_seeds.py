@@ -92,9 +92,8 @@ def test_missing_spacy_vocabulary_or_store_errors_are_one_line(
 ) -> None:
     bad = tmp_path / "kg"
     bad.mkdir()
-    (bad / "graph.pickle").write_bytes(b"garbage")
+    (bad / "graph.sqlite").write_bytes(b"garbage" * 1000)
     code = main(["stats", "--data-dir", str(bad)])
     err = capsys.readouterr().err
-    assert (
-        code == 2 and err.startswith("kg stats: error: cannot load the graph from") and "Traceback" not in err
-    )
+    assert code == 2 and "is not a readable paperkg store" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -81,9 +81,13 @@ class SQLiteReads:
     def _errors(self) -> AbstractContextManager[None]:  # implemented by the store
         raise NotImplementedError
 
+    def _reader(self) -> sqlite3.Connection:  # implemented by the store
+        raise NotImplementedError
+
     def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._lock, self._errors():
-            return self._conn.execute(sql, params).fetchall()
+        """Rows of one read, on this thread's read connection (readers run side by side)."""
+        with self._errors():
+            return self._reader().execute(sql, params).fetchall()
 
     # -- basics --------------------------------------------------------------------------------
     def version(self) -> int:
@@ -169,17 +173,18 @@ class SQLiteReads:
             return []
         b = FIELD_BOOST
         rows = self._all(
-            "SELECT n.id, n.label, n.props, -bm25(fts, ?, ?, ?, ?) AS s FROM fts JOIN nodes n ON n.rowid = fts.rowid "
+            "SELECT n.id, n.label, n.props, -bm25(fts, ?, ?, ?, ?) AS s "
+            "FROM fts JOIN nodes n ON n.rowid = fts.rowid "
             "WHERE fts MATCH ? ORDER BY s DESC, n.id LIMIT ?",
             (b["title"], b["abstract"], b["name"], b["aliases"], q, limit),
         )
         return [SearchHit(self._node(i, label, blob), float(s)) for i, label, blob, s in rows]
 
     def counts(self) -> StoreCounts:
-        nodes = dict.fromkeys(LABELS, 0)
+        nodes: dict[str, int] = dict.fromkeys(LABELS, 0)
         for label, n in self._all("SELECT label, COUNT(*) FROM nodes GROUP BY label"):
             nodes[label] = int(n)
-        rels = dict.fromkeys(REL_TYPES, 0)
+        rels: dict[str, int] = dict.fromkeys(REL_TYPES, 0)
         for rel_type, n in self._all("SELECT type, COUNT(*) FROM rels GROUP BY type"):
             rels[rel_type] = int(n)
         return StoreCounts(nodes=dict(nodes), relationships=dict(rels))
@@ -250,12 +255,14 @@ class SQLiteReads:
             params.append(q.author)
         if q.venues is not None:
             where.append(
-                f"p.id IN (SELECT start FROM rels WHERE \"end\" IN ({_marks(len(q.venues))}) AND type = 'PUBLISHED_IN')"
+                f'p.id IN (SELECT start FROM rels WHERE "end" IN ({_marks(len(q.venues))}) '
+                "AND type = 'PUBLISHED_IN')"
             )
             params += list(q.venues)
         if q.topics is not None:
             where.append(
-                f"p.id IN (SELECT start FROM rels WHERE \"end\" IN ({_marks(len(q.topics))}) AND type = 'HAS_TOPIC')"
+                f'p.id IN (SELECT start FROM rels WHERE "end" IN ({_marks(len(q.topics))}) '
+                "AND type = 'HAS_TOPIC')"
             )
             params += list(q.topics)
         if q.year is not None:
@@ -284,7 +291,8 @@ class SQLiteReads:
         b = FIELD_BOOST
         cond = " AND ".join(where)
         rows = self._all(
-            "SELECT id FROM (SELECT p.id AS id, -bm25(fts, ?, ?, ?, ?) AS s FROM fts JOIN nodes p ON p.rowid = fts.rowid "
+            "SELECT id FROM (SELECT p.id AS id, -bm25(fts, ?, ?, ?, ?) AS s "
+            "FROM fts JOIN nodes p ON p.rowid = fts.rowid "
             f"WHERE fts MATCH ? AND {cond} ORDER BY s DESC, p.id LIMIT ?)",
             [b["title"], b["abstract"], b["name"], b["aliases"], q, *params, TEXT_LIMIT],
         )
@@ -334,8 +342,9 @@ class SQLiteReads:
         out = []
         for nid in ids:
             rows = self._all(
-                'SELECT other, weight FROM (SELECT "end" AS other, weight FROM rels WHERE start = ? AND type = ? '
-                'AND weight >= ? UNION ALL SELECT start, weight FROM rels WHERE "end" = ? AND type = ? AND weight >= ?) '
+                'SELECT other, weight FROM (SELECT "end" AS other, weight FROM rels '
+                "WHERE start = ? AND type = ? AND weight >= ? UNION ALL SELECT start, weight FROM rels "
+                'WHERE "end" = ? AND type = ? AND weight >= ?) '
                 "ORDER BY weight DESC, other LIMIT ?",
                 (nid, pair, min_weight, nid, pair, min_weight, max(0, limit)),
             )
@@ -350,7 +359,8 @@ class SQLiteReads:
         edges: list[PairEdge] = []
         for chunk in chunked(unique):
             rows = self._all(
-                f'SELECT start, "end", weight FROM rels WHERE start IN ({_marks(len(chunk))}) AND type = ? AND weight >= ?',
+                f'SELECT start, "end", weight FROM rels WHERE start IN ({_marks(len(chunk))}) '
+                "AND type = ? AND weight >= ?",
                 [*chunk, pair, min_weight],
             )
             edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows if e in chosen)
@@ -359,7 +369,8 @@ class SQLiteReads:
 
     def strongest_nodes(self, pair: PairType, min_weight: int, limit: int) -> tuple[list[str], bool]:
         rows = self._all(
-            "SELECT id, SUM(w) AS s FROM (SELECT start AS id, weight AS w FROM rels WHERE type = ? AND weight >= ? "
+            "SELECT id, SUM(w) AS s FROM (SELECT start AS id, weight AS w FROM rels "
+            "WHERE type = ? AND weight >= ? "
             'UNION ALL SELECT "end", weight FROM rels WHERE type = ? AND weight >= ?) '
             "GROUP BY id ORDER BY s DESC, id LIMIT ?",
             (pair, min_weight, pair, min_weight, limit + 1),

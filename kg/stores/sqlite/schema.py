@@ -14,6 +14,7 @@ JSON property map, and name lookups go through a key table instead of scanning n
 - ``name_keys``: :mod:`kg.names` keys of every concept name/alias and author name, with a rank.
 - ``fts``: FTS5 (BM25) over paper titles/abstracts and concept names/aliases; ``rowid`` is the
   node's rowid.
+- ``keyphrases``: provisional concepts not yet carried by two papers (:mod:`kg.stores.sqlite.keyphrases`).
 - ``meta``: the schema format and the store version (bumped by every write that changed something).
 """
 
@@ -65,6 +66,13 @@ CREATE TABLE IF NOT EXISTS name_keys (
     PRIMARY KEY (key, rank, node_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS name_keys_by_node ON name_keys (node_id);
+CREATE TABLE IF NOT EXISTS keyphrases (
+    concept_id TEXT NOT NULL,
+    paper_id TEXT NOT NULL,
+    node BLOB NOT NULL,
+    rel BLOB NOT NULL,
+    PRIMARY KEY (concept_id, paper_id)
+) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     title, abstract, name, aliases, tokenize = 'unicode61 remove_diacritics 2'
 );

@@ -21,11 +21,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from kg import deadline
 from kg.derived import new_pairs, top_concepts
 from kg.errors import GraphStoreError
 from kg.merge import merge_properties
 from kg.models import PaperRecord, Properties, UpsertSummary
-from kg.stores.sqlite import schema
+from kg.stores.sqlite import keyphrases, schema
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
 DB_FILE = "graph.sqlite"
@@ -89,11 +90,16 @@ class SQLiteStore(SQLiteReads):
         except (OSError, sqlite3.Error) as e:
             raise GraphStoreError(f"cannot open the store at {self.path}: {e}") from e
         self._conn = conn
+        self._known = _Known()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
         try:
             self._setup()
         except sqlite3.Error as e:
             conn.close()
             raise GraphStoreError(_describe(e, self.path)) from e
+
+    _known: _Known
 
     def _setup(self) -> None:
         c = self._conn
@@ -131,8 +137,39 @@ class SQLiteStore(SQLiteReads):
     def _errors(self) -> Iterator[None]:
         try:
             yield
+        except sqlite3.OperationalError as e:
+            if "interrupted" in str(e) and deadline.expired():
+                raise deadline.QueryTimeout(
+                    "the query ran past the request's time limit and was stopped"
+                ) from e
+            raise GraphStoreError(_describe(e, self.path)) from e
         except sqlite3.Error as e:
             raise GraphStoreError(_describe(e, self.path)) from e
+
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read-only connection (WAL readers never block each other or the writer);
+        an in-memory store has only its one connection."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            if self.path == ":memory:":
+                return _Locked(self._conn, self._lock)  # type: ignore[return-value]
+            try:
+                conn = sqlite3.connect(
+                    f"file:{self.path}?mode=ro",
+                    uri=True,
+                    timeout=BUSY_TIMEOUT_S,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                conn.execute("PRAGMA query_only = ON")
+                conn.execute("PRAGMA mmap_size = 268435456")
+            except sqlite3.Error as e:
+                raise GraphStoreError(_describe(e, self.path)) from e
+            conn.set_progress_handler(_stop_when_expired, PROGRESS_STEPS)
+            self._local.conn = conn
+            with self._lock:
+                self._readers.append(conn)
+        return conn
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -153,31 +190,109 @@ class SQLiteStore(SQLiteReads):
         if not records:
             return UpsertSummary()
         with self._write() as c:
-            return _Batch(c, records).apply()
+            version = int(c.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
+            if version != self._known.version:
+                self._known.clear(version)
+            batch = _Batch(c, records, self._known)
+            try:
+                summary = batch.apply()
+            except BaseException:
+                self._known.clear(None)
+                raise
+        self._known.remember(batch, version + 1 if batch.wrote else version)
+        return summary
 
     def flush(self) -> None:
         return None
 
     def clear(self) -> None:
         with self._write() as c:
-            for table in ("nodes", "rels", "name_keys", "fts"):
+            for table in ("nodes", "rels", "name_keys", "fts", "keyphrases"):
                 c.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
             c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 
     def ping(self) -> None:
-        with self._lock, self._errors():
-            self._conn.execute("SELECT 1").fetchone()
+        with self._errors():
+            self._reader().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
 
     def close(self) -> None:
         with self._lock:
+            for reader in self._readers:
+                reader.close()
             self._conn.close()
+
+
+PROGRESS_STEPS = 20_000  # SQLite VM steps between deadline checks (~0.1-1 ms)
+
+
+def _stop_when_expired() -> int:
+    """SQLite progress handler: a non-zero answer aborts the running statement."""
+    return 1 if deadline.expired() else 0
+
+
+class _Locked:
+    """The in-memory store's single connection, used under the store's lock."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock) -> None:
+        self._conn = conn
+        self._lock = lock
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> _Rows:
+        with self._lock:
+            return _Rows(self._conn.execute(sql, params).fetchall())
+
+
+class _Rows:
+    def __init__(self, rows: list[object]) -> None:
+        self._rows = rows
+
+    def fetchall(self) -> list[object]:
+        return self._rows
+
+    def fetchone(self) -> object | None:
+        return self._rows[0] if self._rows else None
+
+
+class _Known:
+    """What this process last wrote or read of the nodes and relationships that batches repeat
+    (vocabulary concepts, their BROADER links, authors, venues, topics), valid while the store
+    version is the one our last commit left: then no other writer changed anything, and a
+    repeated node needs neither a read nor a merge against the database. Bounded."""
+
+    MAX = 200_000
+    REPEATED_RELS = frozenset({"BROADER", "SUBTOPIC_OF"})
+
+    def __init__(self) -> None:
+        self.version: int | None = None
+        self.nodes: dict[str, tuple[str, Properties]] = {}
+        self.rels: dict[RelKey, Properties] = {}
+
+    def clear(self, version: int | None) -> None:
+        self.version = version
+        self.nodes.clear()
+        self.rels.clear()
+
+    def remember(self, batch: _Batch, version: int) -> None:
+        if len(self.nodes) > self.MAX or len(self.rels) > self.MAX:
+            self.nodes.clear()
+            self.rels.clear()
+        for nid, props in batch.props.items():
+            label = batch.labels[nid]
+            if label != "Paper":
+                self.nodes[nid] = (label, props)
+        for key, props in batch.rels.items():
+            if key[1] in self.REPEATED_RELS:
+                self.rels[key] = props
+        self.version = version
 
 
 class _Batch:
     """The plan of one upsert transaction: read what the batch touches, merge, write."""
 
-    def __init__(self, conn: sqlite3.Connection, records: Sequence[PaperRecord]) -> None:
+    def __init__(self, conn: sqlite3.Connection, records: Sequence[PaperRecord], known: _Known) -> None:
         self.c = conn
+        self.known = known
+        self.wrote = False
         self.records = records
         self.props: dict[str, Properties] = {}
         self.labels: dict[str, str] = {}
@@ -194,22 +309,37 @@ class _Batch:
         node_ids = list(
             dict.fromkeys(n.id for r in self.records for n in itertools.chain([r.paper], r.nodes))
         )
-        for chunk in chunked(node_ids):
+        unknown: list[str] = []
+        for nid in node_ids:
+            hit = self.known.nodes.get(nid)
+            if hit is None:
+                unknown.append(nid)
+            else:
+                self.labels[nid], self.props[nid] = hit
+        for chunk in chunked(unknown):
             marks = ",".join("?" * len(chunk))
             for nid, label, blob in self.c.execute(
                 f"SELECT id, label, props FROM nodes WHERE id IN ({marks})", chunk
             ):
                 self.props[nid] = schema.loads(blob)
                 self.labels[nid] = label
-        keys = list(dict.fromkeys(rel.key for r in self.records for rel in r.relationships))
-        for chunk in chunked(keys, 300):
-            marks = ",".join("(?,?,?)" for _ in chunk)
-            flat = [v for k in chunk for v in k]
-            for start, typ, end, blob in self.c.execute(
-                f'SELECT start, type, "end", props FROM rels WHERE (start, type, "end") IN (VALUES {marks})',
-                flat,
-            ):
-                self.rels[(start, typ, end)] = schema.loads(blob)
+        # The batch's relationship keys go into a temporary table joined on the primary key: a
+        # row-value IN (VALUES ...) list is not matched against the index and scans every row.
+        keys = []
+        for key in dict.fromkeys(rel.key for r in self.records for rel in r.relationships):
+            cached = self.known.rels.get(key)
+            if cached is None:
+                keys.append(key)
+            else:
+                self.rels[key] = cached
+        self.c.execute('CREATE TEMP TABLE IF NOT EXISTS batch_keys (start TEXT, type TEXT, "end" TEXT)')
+        self.c.execute("DELETE FROM batch_keys")
+        self.c.executemany("INSERT INTO batch_keys VALUES (?,?,?)", keys)
+        for start, typ, end, blob in self.c.execute(
+            'SELECT r.start, r.type, r."end", r.props FROM batch_keys k JOIN rels r '
+            'ON r.start = k.start AND r.type = k.type AND r."end" = k."end"'
+        ):
+            self.rels[(start, typ, end)] = schema.loads(blob)
         papers = [r.paper.id for r in self.records if r.paper.id in self.props]
         for pid in {r.paper.id for r in self.records}:
             self.authors[pid] = set()
@@ -239,9 +369,9 @@ class _Batch:
         }
         if not unknown:
             return
-        ids = sorted({u[0] for u in unknown})
+        missing = sorted({u[0] for u in unknown})
         found: set[str] = set()
-        for chunk in chunked(ids):
+        for chunk in chunked(missing):
             marks = ",".join("?" * len(chunk))
             found.update(
                 row[0] for row in self.c.execute(f"SELECT id FROM nodes WHERE id IN ({marks})", chunk)
@@ -254,6 +384,8 @@ class _Batch:
                 )
 
     def apply(self) -> UpsertSummary:
+        self.plan = keyphrases.plan(self.c, self.records)
+        self.records = self.plan.records
         self._load()
         summary = UpsertSummary()
         for record in self.records:
@@ -261,7 +393,7 @@ class _Batch:
             existed = pid in self.props
             before_authors = set(self.authors[pid])
             before_top = top_concepts(self.mentions[pid].items())
-            changed = False
+            changed = pid in self.plan.changed_papers
             for node in itertools.chain([record.paper], record.nodes):
                 changed |= self._merge_node(node.id, node.label, node.properties)
             for rel in record.relationships:
@@ -280,9 +412,55 @@ class _Batch:
                 summary.updated += 1
             else:
                 summary.unchanged += 1
-        if self.changed_nodes or self.changed_rels or self.pair_delta:
+        self._promote()
+        if self.changed_nodes or self.changed_rels or self.pair_delta or self.plan.keep or self.plan.drop:
             self._write()
+            keyphrases.write(self.c, self.plan)
+            self.wrote = True
         return summary
+
+    def _promote(self) -> None:
+        """Link the earlier carriers of a concept promoted in this batch (see
+        :mod:`kg.stores.sqlite.keyphrases`), with the derived pairs their new MENTIONS make."""
+        if not self.plan.promote:
+            return
+        papers = sorted({pid for _, pid, _, _ in self.plan.promote} - set(self.mentions))
+        for pid in papers:
+            self.mentions[pid] = {}
+        for chunk in chunked(papers):
+            marks = ",".join("?" * len(chunk))
+            for start, end, blob in self.c.execute(
+                f"SELECT start, \"end\", props FROM rels WHERE start IN ({marks}) AND type = 'MENTIONS'",
+                chunk,
+            ):
+                self.mentions[start][end] = _score(schema.loads(blob))
+        missing = sorted({pid for _, pid, _, _ in self.plan.promote} - set(self.props))
+        for chunk in chunked(missing):
+            marks = ",".join("?" * len(chunk))
+            for nid, label, blob in self.c.execute(
+                f"SELECT id, label, props FROM nodes WHERE id IN ({marks})", chunk
+            ):
+                self.props[nid] = schema.loads(blob)
+                self.labels[nid] = label
+        for cid, pid, node, rel in self.plan.promote:
+            # The phrase is a node now: it leaves the paper's keyphrases (as if it had been one
+            # from the start, so the order the papers came in does not show).
+            paper = self.props.get(pid)
+            name = node.get("name")
+            phrases = paper.get(keyphrases.KEYPHRASES) if paper else None
+            if paper is not None and isinstance(phrases, list) and name in phrases:
+                self.changed_nodes.setdefault(pid, dict(paper))
+                kept = [str(x) for x in phrases if x != name]
+                self.props[pid] = {k: v for k, v in paper.items() if k != keyphrases.KEYPHRASES}
+                if kept:
+                    self.props[pid][keyphrases.KEYPHRASES] = kept
+            before = top_concepts(self.mentions[pid].items())
+            self._merge_node(cid, "Concept", node)
+            key = (pid, "MENTIONS", cid)
+            self._merge_rel(key, rel)
+            self.mentions[pid][cid] = _score(self.rels[key])
+            for a, b in new_pairs(before, top_concepts(self.mentions[pid].items())):
+                self.pair_delta[(a, "CO_OCCURS", b)] += 1
 
     def _merge_node(self, nid: str, label: str, props: Properties) -> bool:
         old = self.props.get(nid)
@@ -325,7 +503,8 @@ class _Batch:
             new_rows,
         )
         c.executemany(
-            "UPDATE nodes SET props=?, name=?, sort_key=?, year=?, kind=?, source=?, search_text=? WHERE id=?",
+            "UPDATE nodes SET props=?, name=?, sort_key=?, year=?, kind=?, source=?, search_text=? "
+            "WHERE id=?",
             update_rows,
         )
         self._write_keys_and_text()

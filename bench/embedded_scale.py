@@ -1,0 +1,146 @@
+"""The embedded store at 100k papers, command by command, as a user runs them (run by hand).
+
+Corpus: exactly 100,000 papers: every file of ``DATA/paperlists/`` (86,864 papers as published),
+the JSONL files in ``DATA`` (ICLR 2017/2018, COLM 2024, NeurIPS 2023 and ICML 2025 metadata), and
+a top-up file of recombined real abstracts (the first sentences of one paperlists abstract with
+the rest of another, titled ``Recombined <n>``), written to the work dir, enough to reach 100,000.
+Duplicates across sources merge (ids come from content), so the top-up is computed against the
+number of *distinct* papers read, which the first ingest reports.
+
+Measures, each as a separate ``kg`` process (wall time and peak RSS of that process):
+``kg ingest`` of the corpus, ``kg ingest`` of 10 new papers, ``kg stats``, ``kg query`` (one
+concept, 20 papers with authors and venue), and ``kg serve`` until the first query is answered.
+
+    python bench/embedded_scale.py ../shared/data --work /tmp/kg-scale [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+TARGET = 100_000
+KG = [sys.executable, "-m", "kg.cli"]
+QUERY = (
+    '{ concept(name: "reinforcement learning") { name papers(first: 20) { totalCount '
+    "nodes { title year venue { name } authors { name } } } } }"
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _abstracts(paperlists: Path) -> list[str]:
+    out = []
+    for f in sorted(paperlists.rglob("*.json")):
+        for record in json.loads(f.read_text(encoding="utf-8")):
+            text = record.get("abstract") if isinstance(record, dict) else None
+            if isinstance(text, str) and text.count(". ") >= 3:
+                out.append(text)
+    return out
+
+
+def write_topup(paperlists: Path, n: int, out: Path, seed: int = 7) -> Path:
+    """``n`` papers whose abstracts recombine two real ones (head of one, tail of another)."""
+    rng = random.Random(seed)
+    pool = _abstracts(paperlists)
+    with out.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            a, b = rng.sample(pool, 2)
+            head = _SENTENCE.split(a)[:2]
+            tail = _SENTENCE.split(b)[2:]
+            record = {"title": f"Recombined {i}", "abstract": " ".join(head + tail), "year": 2026}
+            fh.write(json.dumps(record) + "\n")
+    return out
+
+
+def run(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) and stdout of one ``kg`` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    done = subprocess.run([*KG, *args], env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"kg {' '.join(args)} failed: {done.stderr[-2000:]}")
+    # ru_maxrss of children is the max over all children so far: report it only when it grew
+    return wall, max(peak, before) / 1024, done.stdout
+
+
+def serve_ready(env: dict[str, str]) -> float:
+    """Seconds from starting ``kg serve`` to the first answered query."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [*KG, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        while True:
+            try:
+                r = httpx.post(f"http://127.0.0.1:{port}/graphql", json={"query": QUERY}, timeout=60)
+                if r.status_code == 200:
+                    return time.perf_counter() - t0
+            except httpx.TransportError:
+                time.sleep(0.05)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", type=Path, help="the shared data folder (with paperlists/)")
+    p.add_argument("--work", type=Path, required=True, help="scratch folder (store and top-up file)")
+    p.add_argument("--repeat", type=int, default=3, help="runs of each small command (median reported)")
+    a = p.parse_args()
+    a.work.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "KG_DATA_DIR": str(a.work / "kg")}
+    sources = [a.data / "paperlists", *sorted(a.data.glob("*.jsonl"))]
+    print(f"load average before: {os.getloadavg()}")
+    # Distinct papers of the real sources, then the top-up to exactly TARGET.
+    store = a.work / "kg"
+    if store.exists():
+        raise SystemExit(f"{store} exists: start from an empty work dir")
+    wall, rss, out = run(["ingest", "--no-progress", *map(str, sources)], env)
+    added = int(re.search(r"(\d+) added", out).group(1))  # type: ignore[union-attr]
+    topup = write_topup(a.data / "paperlists", TARGET - added, a.work / "topup.jsonl")
+    wall2, rss2, out2 = run(["ingest", "--no-progress", str(topup)], env)
+    added2 = int(re.search(r"(\d+) added", out2).group(1))  # type: ignore[union-attr]
+    print(f"ingest real sources: {added} papers in {wall:.1f} s ({added / wall:.0f} papers/s)")
+    print(f"  peak RSS {rss:.0f} MB")
+    print(f"ingest top-up: {added2} papers in {wall2:.1f} s; total {added + added2} papers")
+    extra = a.work / "ten.jsonl"
+    figures: dict[str, list[float]] = {"+10 papers": [], "kg stats": [], "kg query": [], "kg serve ready": []}
+    for r in range(a.repeat):
+        extra.write_text(
+            "".join(
+                json.dumps({"title": f"New {r}-{i}", "abstract": f"Fresh bandits paper {r} {i}."}) + "\n"
+                for i in range(10)
+            ),
+            encoding="utf-8",
+        )
+        figures["+10 papers"].append(run(["ingest", "--no-progress", str(extra)], env)[0])
+        figures["kg stats"].append(run(["stats"], env)[0])
+        figures["kg query"].append(run(["query", QUERY], env)[0])
+        figures["kg serve ready"].append(serve_ready(env))
+    for name, values in figures.items():
+        runs = ", ".join(f"{v:.2f}" for v in values)
+        print(f"{name}: median {statistics.median(values):.2f} s over {len(values)} runs ({runs})")
+    size = sum(f.stat().st_size for f in store.iterdir())
+    print(f"store size: {size / 1e6:.0f} MB; load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""Co-author and concept networks, built hop by hop from store queries (role: bounded networks).
+
+Why hop by hop: an ego network of ``depth`` hops and ``max_nodes`` nodes needs at most
+``depth`` batched neighbour queries (each capped at the remaining node budget) and one query for
+the ties among the chosen nodes, so its cost follows the size of the answer, not of the graph.
+The result is the same as a breadth-first search over the whole projection: within a hop,
+heavier ties first, then node id; edges are all ties among the kept nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from kg.models import Node, RelType
+from kg.read.errors import InvalidArgument
+from kg.stores.protocol import Direction, PairEdge, PairType, ReadStore
+
+MAX_DEPTH = 3
+MAX_NODES = 1000
+
+
+class NetworkNode(NamedTuple):
+    """A node of a network as served: id, label, display name, weight (its paper count)."""
+
+    id: str
+    label: str
+    name: str
+    weight: float | None
+
+
+class NetworkEdge(NamedTuple):
+    """An undirected tie as served, ``source < target``; ``weight`` is the shared papers."""
+
+    source: str
+    target: str
+    weight: int
+
+
+@dataclass(frozen=True)
+class NetworkView:
+    """A subgraph ready for display: rows the API serves as they are."""
+
+    nodes: list[NetworkNode]
+    edges: list[NetworkEdge]
+    truncated: bool
+
+
+def check_graph_args(depth: int, max_nodes: int, min_weight: int = 1) -> None:
+    """Refuse out-of-range network arguments before any work."""
+    if not 0 <= depth <= MAX_DEPTH:
+        raise InvalidArgument(f"depth must be between 0 and {MAX_DEPTH} (got {depth})")
+    if not 1 <= max_nodes <= MAX_NODES:
+        raise InvalidArgument(f"maxNodes must be between 1 and {MAX_NODES} (got {max_nodes})")
+    if min_weight < 1:
+        raise InvalidArgument(f"minWeight must be at least 1 (got {min_weight})")
+
+
+def ego_ids(
+    store: ReadStore, pair: PairType, center: str, depth: int, max_nodes: int, min_weight: int = 1
+) -> tuple[list[str], bool]:
+    """Node ids of the ego network in BFS order (centre first) and whether the budget cut it."""
+    nodes = [center]
+    seen = {center}
+    frontier = [center]
+    truncated = False
+    for _ in range(depth):
+        budget = max_nodes - len(nodes)
+        # One more than the budget per node tells whether anything was left out.
+        lists = store.weighted_neighbors(frontier, pair, min_weight, budget + 1)
+        nxt: list[str] = []
+        for neighbours in lists:
+            for other in neighbours:
+                if other.id in seen:
+                    continue
+                if len(nodes) >= max_nodes:
+                    truncated = True
+                    break
+                seen.add(other.id)
+                nodes.append(other.id)
+                nxt.append(other.id)
+            if truncated:
+                break
+        if truncated or not nxt:
+            break
+        frontier = nxt
+    return nodes, truncated
+
+
+def view(
+    store: ReadStore, pair: PairType, ids: list[str], truncated: bool, min_weight: int = 1
+) -> NetworkView:
+    """Rows for ``ids`` (names and paper counts from the store) and the ties among them."""
+    nodes = store.get_nodes(ids)
+    present = [n for n in nodes if n is not None]
+    counts = store.degree_many([n.id for n in present], *paper_degree(pair))
+    rows = [_row(n, c) for n, c in zip(present, counts, strict=True)]
+    edges: list[PairEdge] = store.pair_edges_among([n.id for n in present], pair, min_weight)
+    return NetworkView(nodes=rows, edges=[NetworkEdge(*e) for e in edges], truncated=truncated)
+
+
+def paper_degree(pair: PairType) -> tuple[RelType, Direction]:
+    """The relationship that counts a network node's papers: authors write, concepts are mentioned."""
+    return ("AUTHORED", "out") if pair == "COAUTHOR" else ("MENTIONS", "in")
+
+
+def _row(node: Node, count: int) -> NetworkNode:
+    name = node.properties.get("name")
+    return NetworkNode(node.id, node.label, (str(name) if name is not None else "") or node.id, float(count))

@@ -1,0 +1,350 @@
+"""The facade the API holds: every read it serves, each answered by store queries.
+
+Why a facade: resolvers stay thin (one call each) and know nothing of the store, while the
+modules below do one job each. The only state here is small, bounded caches keyed on the
+store's version (:mod:`kg.read.cache`): name resolutions, the venue and topic tables, and the
+bounded projections graph algorithms need. The version is re-read at most every
+``refresh_interval_s`` (0 = on every call; the API reads it once per request anyway).
+
+Example:
+    >>> from kg.stores.sqlite import SQLiteStore
+    >>> ReadService(SQLiteStore(None)).resolve_concept("Nash equilibria") is None
+    True
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+import networkx as nx
+
+from kg import analytics
+from kg.ids import fold
+from kg.models import Node, StoreCounts
+from kg.read import networks, resolve
+from kg.read.cache import VersionedCache
+from kg.read.errors import InvalidArgument, ServiceError, UnknownName
+from kg.read.graphs import projection
+from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
+from kg.read.resolve import TopicTree, display
+from kg.stores.protocol import Edge, ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "InvalidArgument",
+    "NetworkEdge",
+    "NetworkNode",
+    "NetworkView",
+    "PaperFilter",
+    "ReadService",
+    "ServiceError",
+    "UnknownName",
+]
+
+T = TypeVar("T")
+GraphName = Literal["COAUTHOR", "CONCEPT"]
+# Co-authors served per author: a hyperauthored paper can give thousands.
+MAX_COAUTHORS = 1000
+CLOSURE_LIMIT = 5000
+
+
+@dataclass(frozen=True)
+class PaperFilter:
+    """Conditions on papers by name, all of which must hold (role: query input).
+
+    ``concept`` includes narrower concepts and ``topic`` includes subtopics; ``about_only``
+    keeps only papers about the concept, not ones that mention it in passing. ``text`` ranks by
+    relevance; without it papers are sorted newest first, then by title.
+    """
+
+    venue: str | None = None
+    year: int | None = None
+    topic: str | None = None
+    concept: str | None = None
+    author: str | None = None
+    text: str | None = None
+    about_only: bool = True
+
+
+def _pair(graph: GraphName) -> PairType:
+    return "COAUTHOR" if graph == "COAUTHOR" else "CO_OCCURS"
+
+
+class ReadService:
+    """Reads for the API over any :class:`kg.stores.protocol.ReadStore`.
+
+    Args:
+        store: the store; treated as read-only.
+        refresh_interval_s: how often (at most) to re-read the store's version.
+        cache_entries: bound of the per-version cache.
+    """
+
+    def __init__(
+        self,
+        store: ReadStore,
+        *,
+        refresh_interval_s: float = 0.0,
+        cache_entries: int = 4096,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self._refresh = refresh_interval_s
+        self._clock = clock
+        self._cache = VersionedCache(cache_entries)
+        self._version: int | None = None
+        self._checked = -1e18
+        self._lock = threading.Lock()
+
+    # -- version and caching ---------------------------------------------------------------------
+    def version(self) -> int:
+        """The store's version (re-read when the refresh interval has passed)."""
+        now = self._clock()
+        if self._version is None or now - self._checked >= self._refresh:
+            value = self.store.version()
+            with self._lock:
+                self._version, self._checked = value, now
+            return value
+        return self._version
+
+    def _memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        return self._cache.get(self.version(), key, build)
+
+    def warm(self) -> None:
+        """Touch the store once so the first request meets an open, warm database."""
+        self.version()
+        self.venues()
+        self.topic_tree()
+
+    # -- concepts --------------------------------------------------------------------------------
+    def resolve_concept(self, name: str) -> Node | None:
+        return self._memo(("concept", name), lambda: resolve.resolve_concept(self.store, name))
+
+    def require_concept(self, name: str) -> Node:
+        node = self.resolve_concept(name)
+        if node is None:
+            raise UnknownName("concept", name, [display(n) for n in self.suggest_concepts(name, 5)])
+        return node
+
+    def suggest_concepts(self, name: str, limit: int = 5) -> list[Node]:
+        return resolve.suggest_concepts(self.store, name, limit)
+
+    def closure(self, cid: str) -> tuple[str, ...]:
+        """``cid`` and every concept below it (cached per version)."""
+        return self._memo(("closure", cid), lambda: tuple(self.store.narrower_closure(cid, CLOSURE_LIMIT)))
+
+    def concept_query(self, cid: str, include_narrower: bool = True, about_only: bool = True) -> PaperQuery:
+        ids = self.closure(cid) if include_narrower else (cid,)
+        return PaperQuery(concepts=ids, about_only=about_only)
+
+    def list_concepts(
+        self, search: str | None, kind: str | None, order: ListOrder, offset: int, limit: int
+    ) -> tuple[list[Node], int]:
+        page = self.store.list_concepts(search, kind, order, offset, limit)
+        return self._nodes(page.ids), page.total
+
+    def broader(self, cid: str) -> list[Node]:
+        """Direct broader concepts, by name."""
+        edges = self.store.neighbors_many([cid], "BROADER", "out")[0]
+        return sorted((e.node for e in edges), key=lambda n: (fold(display(n)), n.id))
+
+    def narrower(self, cid: str) -> list[Node]:
+        """Direct narrower concepts, by name."""
+        edges = self.store.neighbors_many([cid], "BROADER", "in")[0]
+        return sorted((e.node for e in edges), key=lambda n: (fold(display(n)), n.id))
+
+    def related(self, cid: str, first: int) -> list[tuple[Node, int]]:
+        """Concepts co-occurring with one concept, most shared papers first, then by id."""
+        rows = self.store.weighted_neighbors([cid], "CO_OCCURS", 1, first)[0]
+        nodes = self.store.get_nodes([r.id for r in rows])
+        return [(n, r.weight) for n, r in zip(nodes, rows, strict=True) if n is not None]
+
+    # -- papers ----------------------------------------------------------------------------------
+    def paper_query(self, where: PaperFilter) -> PaperQuery:
+        """The store query for a filter by names; raises :class:`UnknownName` for unknown ones."""
+        concepts = None
+        if where.concept is not None:
+            concepts = self.closure(self.require_concept(where.concept).id)
+        author = self.require_author(where.author).id if where.author is not None else None
+        venues = (
+            tuple(resolve.resolve_venues(self.venues(), where.venue)) if where.venue is not None else None
+        )
+        topics = None
+        if where.topic is not None:
+            tree = self.topic_tree()
+            topics = tuple(t for tid in tree.resolve(where.topic) for t in tree.subtree(tid))
+        text = where.text if where.text is not None and where.text.strip() else None
+        return PaperQuery(
+            concepts=concepts,
+            about_only=where.about_only,
+            author=author,
+            venues=venues,
+            topics=topics,
+            year=where.year,
+            text=text,
+        )
+
+    def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
+        """One page of papers and the total (totals of popular queries cached per version)."""
+        return self.store.papers(query, offset, limit)
+
+    def paper_count(self, query: PaperQuery) -> int:
+        return self._memo(("count", query), lambda: self.store.paper_count(query))
+
+    def paper_authors_many(self, paper_ids: Sequence[str]) -> list[list[Node]]:
+        """Each paper's authors in byline order (position, then id)."""
+
+        def key(edge: Edge) -> tuple[int, str]:
+            pos = edge.rel.properties.get("position")
+            return (int(pos) if isinstance(pos, int | float) else 1 << 30, edge.node.id)
+
+        lists = self.store.neighbors_many(paper_ids, "AUTHORED", "in")
+        return [[e.node for e in sorted(edges, key=key)] for edges in lists]
+
+    def paper_venue_many(self, paper_ids: Sequence[str]) -> list[Node | None]:
+        """Each paper's venue (the smallest id if a listing gave several), or ``None``."""
+        lists = self.store.neighbors_many(paper_ids, "PUBLISHED_IN", "out")
+        return [edges[0].node if edges else None for edges in lists]
+
+    def search(self, text: str, limit: int) -> list[SearchHit]:
+        """Full-text hits over papers and concepts, best first."""
+        if not text.strip() or limit <= 0:
+            return []
+        return self._memo(("search", text, limit), lambda: self.store.search(text, limit))
+
+    def counts(self) -> StoreCounts:
+        return self._memo("counts", self.store.counts)
+
+    # -- authors ---------------------------------------------------------------------------------
+    def resolve_author(self, name: str) -> Node | None:
+        return self._memo(("author", name), lambda: resolve.resolve_author(self.store, name))
+
+    def require_author(self, name: str) -> Node:
+        node = self.resolve_author(name)
+        if node is None:
+            return resolve.require_author(self.store, name)
+        return node
+
+    def list_authors(
+        self, search: str | None, order: ListOrder, offset: int, limit: int
+    ) -> tuple[list[Node], int]:
+        page = self.store.list_authors(search, order, offset, limit)
+        return self._nodes(page.ids), page.total
+
+    def coauthors_many(self, author_ids: Sequence[str]) -> list[list[tuple[Node, int]]]:
+        """Co-authors with shared papers, heaviest first, then by name and id."""
+        lists = self.store.weighted_neighbors(author_ids, "COAUTHOR", 1, MAX_COAUTHORS)
+        nodes = {n.id: n for n in self._nodes(sorted({w.id for ws in lists for w in ws}))}
+        out = []
+        for ws in lists:
+            ranked = [(nodes[w.id], w.weight) for w in ws if w.id in nodes]
+            ranked.sort(key=lambda p: (-p[1], fold(display(p[0])), p[0].id))
+            out.append(ranked)
+        return out
+
+    # -- venues and topics -----------------------------------------------------------------------
+    def venues(self) -> list[Node]:
+        """Every venue, by series then year (the venue table is small)."""
+
+        def build() -> list[Node]:
+            return sorted(
+                self.store.nodes_by_label("Venue"),
+                key=lambda n: (
+                    fold(str(n.properties.get("series") or display(n))),
+                    str(n.properties.get("year") or ""),
+                    n.id,
+                ),
+            )
+
+        return self._memo("venues", build)
+
+    def topic_tree(self) -> TopicTree:
+        return self._memo("topics", lambda: TopicTree.load(self.store))
+
+    def topics(self) -> list[Node]:
+        return self.topic_tree().ordered()
+
+    def topic_query(self, tid: str) -> PaperQuery:
+        return PaperQuery(topics=tuple(self.topic_tree().subtree(tid)))
+
+    def topic_parent(self, tid: str) -> Node | None:
+        tree = self.topic_tree()
+        parent = tree.parent.get(tid)
+        return tree.nodes.get(parent) if parent else None
+
+    def topic_children(self, tid: str) -> list[Node]:
+        tree = self.topic_tree()
+        return [tree.nodes[c] for c in tree.children.get(tid, [])]
+
+    # -- networks and analytics ------------------------------------------------------------------
+    def coauthor_network(self, author: str, depth: int = 1, max_nodes: int = 200) -> NetworkView:
+        """Co-authorship ego network of one author (by name), ``depth`` hops, ``max_nodes`` at most."""
+        networks.check_graph_args(depth, max_nodes)
+        center = self.require_author(author)
+        ids, truncated = networks.ego_ids(self.store, "COAUTHOR", center.id, depth, max_nodes)
+        return networks.view(self.store, "COAUTHOR", ids, truncated)
+
+    def concept_graph(
+        self, concept: str | None, min_weight: int = 1, max_nodes: int = 200, depth: int = 1
+    ) -> NetworkView:
+        """Co-occurrence around one concept, or the strongest part of the whole concept graph."""
+        networks.check_graph_args(depth, max_nodes, min_weight)
+        if concept is None:
+            ids, truncated = self._memo(
+                ("strongest", min_weight, max_nodes),
+                lambda: self.store.strongest_nodes("CO_OCCURS", min_weight, max_nodes),
+            )
+        else:
+            center = self.require_concept(concept)
+            ids, truncated = networks.ego_ids(
+                self.store, "CO_OCCURS", center.id, depth, max_nodes, min_weight
+            )
+        return networks.view(self.store, "CO_OCCURS", ids, truncated, min_weight)
+
+    def _projection(self, graph: GraphName) -> nx.Graph:
+        return self._memo(("projection", graph), lambda: projection(self.store, _pair(graph)))
+
+    def collaboration_path(self, source: str, target: str) -> list[Node] | None:
+        """Authors on a shortest co-authorship chain between two authors, or ``None``."""
+        a, b = self.require_author(source), self.require_author(target)
+        path = analytics.collaboration_path(self._projection("COAUTHOR"), a.id, b.id)
+        return None if path is None else self._nodes(path)
+
+    def central(self, graph: GraphName, measure: analytics.Measure, first: int) -> list[tuple[Node, float]]:
+        """The ``first`` most central authors or concepts by one measure (cached per version)."""
+        ranking = self._memo(
+            ("central", graph, measure),
+            lambda: analytics.centrality(self._projection(graph), measure, MAX_NODES),
+        )[:first]
+        nodes = self.store.get_nodes([n for n, _ in ranking])
+        return [(n, s) for n, (_, s) in zip(nodes, ranking, strict=True) if n is not None]
+
+    def communities(self, graph: GraphName) -> list[list[str]]:
+        """Louvain communities of the projection, largest first; members by paper count, then id."""
+
+        def build() -> list[list[str]]:
+            groups = analytics.communities(self._projection(graph))
+            out = []
+            for group in groups:
+                degrees = self.store.degree_many(group, *networks.paper_degree(_pair(graph)))
+                counts = dict(zip(group, degrees, strict=True))
+                out.append(sorted(group, key=lambda n: (-counts.get(n, 0), n)))
+            return out
+
+        return self._memo(("communities", graph), build)
+
+    def community_members(self, graph: GraphName, index: int, first: int) -> list[NetworkNode]:
+        """The first members of one community, with their paper counts."""
+        groups = self.communities(graph)
+        ids = groups[index][:first] if 0 <= index < len(groups) else []
+        return networks.view(self.store, _pair(graph), ids, False).nodes
+
+    def nodes(self, ids: Sequence[str]) -> list[Node | None]:
+        return self.store.get_nodes(ids) if ids else []
+
+    def _nodes(self, ids: Sequence[str]) -> list[Node]:
+        return [n for n in self.store.get_nodes(ids) if n is not None] if ids else []

@@ -1,0 +1,152 @@
+"""Screenshots of the pages ``kg serve`` ships, from a real run, for the README.
+
+    python scripts/screenshots.py                 # ingest examples/listings into a temp dir, serve, shoot
+    python scripts/screenshots.py --url http://127.0.0.1:8000   # an already running kg serve
+
+Writes ``docs/explore.png`` (the concept graph with a concept's papers listed),
+``docs/explore-coauthors.png`` (the co-author network) and ``docs/graphiql.png`` (GraphiQL with
+the explorer plugin), using headless Chromium from the system (``--chromium``, default
+``/usr/bin/chromium``) through Playwright. Requests that would leave 127.0.0.1 are aborted, so
+the pictures show what an offline machine shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+from playwright.sync_api import Page, Route, ViewportSize, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+VIEWPORT: ViewportSize = {"width": 1400, "height": 850}
+
+
+@contextmanager
+def kg_serve(listings: Path) -> Iterator[str]:
+    """Ingest ``listings`` into a temporary data dir and run ``kg serve`` on a free port."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "KG_DATA_DIR": str(Path(tmp) / "data"), "KG_BACKEND": "memory"}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+        cli = [sys.executable, "-m", "kg.cli"]
+        subprocess.run([*cli, "ingest", str(listings), "--no-progress"], cwd=ROOT, env=env, check=True)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        serve = [*cli, "serve", "--host", "127.0.0.1", "--port", str(port)]
+        proc = subprocess.Popen(serve, cwd=ROOT, env=env)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("kg serve did not start")
+                time.sleep(0.3)
+            yield url
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+
+
+def offline(route: Route) -> None:
+    if urlsplit(route.request.url).hostname == "127.0.0.1":
+        route.continue_()
+    else:
+        print(f"blocked: {route.request.url}", file=sys.stderr)
+        route.abort()
+
+
+def wait_ready(page: Page) -> None:
+    page.wait_for_function("() => document.body.dataset.state === 'ready'")
+    page.wait_for_timeout(800)  # sigma draws on the next animation frame
+
+
+def click_node(page: Page, name: str) -> None:
+    x, y = page.evaluate(
+        """(name) => {
+          const r = window.kgExplorer.renderer, g = window.kgExplorer.graph;
+          const node = g.findNode((n, a) => a.name === name);
+          const v = r.framedGraphToViewport(r.getNodeDisplayData(node));
+          const box = document.querySelector('#graph').getBoundingClientRect();
+          return [box.left + v.x, box.top + v.y];
+        }""",
+        name,
+    )
+    page.mouse.click(x, y)
+    page.wait_for_function(
+        "(name) => document.querySelector('#details h2')?.textContent === name && "
+        "document.querySelectorAll('#paper-list li').length > 0",
+        arg=name,
+    )
+
+
+def shoot(url: str, out: Path, chromium: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+        context.route("**/*", offline)
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+
+        page.goto(f"{url}/explore")
+        wait_ready(page)
+        heaviest = page.evaluate(
+            "() => { const g = window.kgExplorer.graph; let best = null, w = -1;"
+            " g.forEachNode((n, a) => { if (a.weight > w) { w = a.weight; best = a.name; } }); return best; }"
+        )
+        click_node(page, heaviest)
+        page.mouse.move(5, VIEWPORT["height"] - 5)  # off the node: no hover dimming in the picture
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(out / "explore.png"))
+        print(f"wrote {out / 'explore.png'} (concept graph, papers of {heaviest!r})")
+
+        page.click("#tab-coauthor")
+        wait_ready(page)
+        page.wait_for_function("() => !document.querySelector('#years-note').textContent.includes('Loading')")
+        page.mouse.move(5, VIEWPORT["height"] - 5)  # no hover highlight in the picture
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(out / "explore-coauthors.png"))
+        print(f"wrote {out / 'explore-coauthors.png'} (co-author network)")
+
+        page.goto(f"{url}/graphql")
+        page.wait_for_selector(".graphiql-explorer-root")
+        page.click(".graphiql-execute-button")
+        page.wait_for_function("() => document.querySelector('.result-window').innerText.includes('count')")
+        page.screenshot(path=str(out / "graphiql.png"))
+        print(f"wrote {out / 'graphiql.png'} (GraphiQL, offline)")
+        browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--url", help="a running kg serve (default: start one over --listings)")
+    parser.add_argument("--listings", type=Path, default=ROOT / "examples" / "listings")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    args = parser.parse_args()
+    if args.url:
+        shoot(args.url.rstrip("/"), args.out, args.chromium)
+    else:
+        with kg_serve(args.listings) as url:
+            shoot(url, args.out, args.chromium)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,303 @@
+"""The served pages in headless Chromium (Debian's, at /usr/bin/chromium) with the network cut.
+
+Every request the page makes goes through a Playwright route: those to 127.0.0.1 continue,
+anything else is aborted and recorded, and each test ends by asserting none was made. So the
+pages are shown to work offline, not merely to avoid a CDN we know of.
+
+GraphiQL (``/graphql``): the editor renders, the explorer plugin and the doc explorer show the
+schema from introspection, and a query runs. The explorer (``/explore``): sigma has drawn nodes
+(pixels read back from its WebGL node layer), a click on a node lists that node's papers as the
+API gives them (with the evidence sentence for concepts), search finds concepts, authors and
+papers, the co-author year range filters the network, and every read is a bounded POST
+/graphql.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, Request, Route, sync_playwright
+
+# slow: the fixture ingests the examples with the real spaCy model before serving.
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = "/usr/bin/chromium"
+TIMEOUT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    # Playwright's own browser download cannot work here: the system Chromium from apt.
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    yield browser
+    browser.close()
+
+
+class Traffic:
+    """What a page asked for: requests to 127.0.0.1 (allowed), anything else (aborted)."""
+
+    def __init__(self) -> None:
+        self.local: list[Request] = []
+        self.outside: list[str] = []
+        self.errors: list[str] = []
+
+    def route(self, route: Route) -> None:
+        host = urlsplit(route.request.url).hostname
+        if host == "127.0.0.1":
+            self.local.append(route.request)
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+    def graphql_posts(self) -> list[dict[str, Any]]:
+        bodies = []
+        for r in self.local:
+            if urlsplit(r.url).path == "/graphql" and r.method == "POST":
+                bodies.append(json.loads(r.post_data or "{}"))
+        return bodies
+
+
+@pytest.fixture()
+def page(browser: Browser) -> Iterator[tuple[Page, Traffic]]:
+    context = browser.new_context(viewport={"width": 1400, "height": 850})
+    traffic = Traffic()
+    context.route("**/*", traffic.route)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.on("pageerror", lambda e: traffic.errors.append(f"page error: {e}"))
+    page.on("console", lambda m: traffic.errors.append(m.text) if m.type == "error" else None)
+    yield page, traffic
+    context.close()
+    assert traffic.outside == [], f"requests left 127.0.0.1: {traffic.outside}"
+    assert traffic.errors == [], f"errors in the page: {traffic.errors}"
+
+
+def api(base: str, query: str, **variables: Any) -> dict[str, Any]:
+    response = httpx.post(f"{base}/graphql", json={"query": query, "variables": variables}, timeout=60)
+    body: dict[str, Any] = response.json()
+    assert "errors" not in body, body
+    data: dict[str, Any] = body["data"]
+    return data
+
+
+# ------------------------------------------------------------------------------------ GraphiQL
+
+
+def test_graphiql_renders_offline_with_the_schema_explorer(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    p, traffic = page
+    p.goto(f"{kg_serve}/graphql")
+    p.wait_for_selector(".graphiql-query-editor .CodeMirror")
+    # The explorer plugin is open on start and lists Query's fields from introspection.
+    p.wait_for_selector(".graphiql-explorer-root")
+    p.wait_for_function(
+        "() => document.querySelector('.graphiql-explorer-root').innerText.includes('coauthorNetwork')"
+    )
+    assert "conceptGraph" in p.inner_text(".graphiql-explorer-root")
+    # The doc explorer shows the schema's types.
+    p.click("button[aria-label='Show Documentation Explorer']")
+    p.wait_for_selector(".graphiql-doc-explorer")
+    p.wait_for_function("() => document.querySelector('.graphiql-doc-explorer').innerText.includes('Query')")
+    assert "Query" in p.inner_text(".graphiql-doc-explorer")
+    # Running the default query reaches the API on 127.0.0.1 and shows its answer.
+    p.click(".graphiql-execute-button")
+    p.wait_for_function("() => document.querySelector('.result-window').innerText.includes('paperCount')")
+    assert traffic.graphql_posts(), "GraphiQL sent no POST /graphql"
+    served = {urlsplit(r.url).path for r in traffic.local}
+    assert "/static/graphiql/graphiql.min.js" in served
+
+
+# ------------------------------------------------------------------------------------ explorer
+
+NODE_PIXELS = """() => {
+  const r = window.kgExplorer.renderer;
+  r.refresh();  // draws synchronously, so the WebGL buffer can still be read in this task
+  const canvas = r.getCanvases().nodes;
+  const gl = canvas.getContext('webgl2') || canvas.getContext('webgl');
+  const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+  const px = new Uint8Array(w * h * 4);
+  gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  let drawn = 0;
+  for (let i = 3; i < px.length; i += 4) if (px[i] > 0) drawn++;
+  return drawn;
+}"""
+
+NODE_POSITION = """(node) => {
+  const r = window.kgExplorer.renderer;
+  const v = r.framedGraphToViewport(r.getNodeDisplayData(node));
+  const box = document.querySelector('#graph').getBoundingClientRect();
+  return [box.left + v.x, box.top + v.y];
+}"""
+
+
+def wait_ready(p: Page) -> None:
+    p.wait_for_function("() => document.body.dataset.state === 'ready'")
+
+
+def submit(p: Page, button: str) -> None:
+    """Click ``button`` and wait until the explorer has sent a request and finished drawing."""
+    before = p.evaluate("() => window.kgExplorer.requests")
+    p.click(button)
+    p.wait_for_function(
+        "(n) => window.kgExplorer.requests > n && document.body.dataset.state === 'ready'", arg=before
+    )
+
+
+def click_node(p: Page, node: str) -> None:
+    x, y = p.evaluate(NODE_POSITION, node)
+    p.mouse.click(x, y)
+
+
+def assert_bounded(traffic: Traffic) -> None:
+    """Every read was a POST /graphql within the API's caps; nothing else but the page's files."""
+    posts = traffic.graphql_posts()
+    assert posts
+    for body in posts:
+        variables = body.get("variables") or {}
+        assert variables.get("maxNodes", 0) <= 1000, body
+        for first in re.findall(r"first:\s*(\d+)", body["query"]):
+            assert int(first) <= 100, body["query"]
+        assert len(re.findall(r"\bk\d+:", body["query"])) <= 25, body["query"]
+    for r in traffic.local:
+        path = urlsplit(r.url).path
+        assert path in ("/explore", "/graphql") or path.startswith("/static/explore/"), r.url
+
+
+def test_explorer_draws_the_concept_graph_and_a_click_lists_papers(
+    kg_serve: str, page: tuple[Page, Traffic]
+) -> None:
+    p, traffic = page
+    p.goto(f"{kg_serve}/explore")
+    wait_ready(p)
+    order = p.evaluate("() => window.kgExplorer.graph.order")
+    assert order > 0
+    assert p.evaluate(NODE_PIXELS) > 100, "sigma drew no nodes"
+    # Node size follows the paper count (weight), colour the concept kind.
+    nodes = p.evaluate(
+        "() => window.kgExplorer.graph.mapNodes((n, a) => [n, a.name, a.weight, a.size, a.color])"
+    )
+    heaviest = max(nodes, key=lambda n: n[2])
+    lightest = min(nodes, key=lambda n: n[2])
+    assert heaviest[3] > lightest[3]
+    assert len({n[4] for n in nodes}) > 1, "every concept kind has the same colour"
+    edge_labels = p.evaluate("() => window.kgExplorer.graph.mapEdges((e, a) => [a.label, a.weight])")
+    assert edge_labels and all(label == str(weight) for label, weight in edge_labels)
+
+    node, name = heaviest[0], heaviest[1]
+    click_node(p, node)
+    p.wait_for_function(
+        "(name) => document.querySelector('#details h2')?.textContent === name && "
+        "document.querySelectorAll('#paper-list li').length > 0",
+        arg=name,
+    )
+    shown = p.eval_on_selector_all("#paper-list .paper-title", "els => els.map(e => e.textContent)")
+    data = api(
+        kg_serve, "query($n: String!) { concept(name: $n) { papers(first: 20) { nodes { title } } } }", n=name
+    )
+    assert shown == [n["title"] for n in data["concept"]["papers"]["nodes"]]
+    evidence = p.eval_on_selector_all("#paper-list .evidence", "els => els.map(e => e.textContent)")
+    assert evidence, "no evidence sentence shown for the concept's papers"
+    assert_bounded(traffic)
+
+
+def test_explorer_caps_max_nodes_at_the_api_limit(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    p, traffic = page
+    p.goto(f"{kg_serve}/explore")
+    wait_ready(p)
+    p.fill("#concept-form input[name=maxNodes]", "5000")
+    p.fill("#concept-form input[name=minWeight]", "1")
+    submit(p, "#concept-form button[type=submit]")
+    assert p.input_value("#concept-form input[name=maxNodes]") == "1000"
+    asked = [
+        b["variables"]["maxNodes"] for b in traffic.graphql_posts() if "maxNodes" in b.get("variables", {})
+    ]
+    assert asked[-1] == 1000
+    assert p.evaluate("() => window.kgExplorer.graph.order") > 0
+    assert_bounded(traffic)
+
+
+def test_explorer_search_then_concept_graph_around_the_hit(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    p, traffic = page
+    p.goto(f"{kg_serve}/explore")
+    wait_ready(p)
+    p.fill("#search-input", "gradient descent")
+    p.press("#search-input", "Enter")
+    p.wait_for_selector("#results .group")
+    groups = p.eval_on_selector_all("#results h3", "els => els.map(e => e.textContent)")
+    assert "Concepts" in groups and "Papers" in groups
+    submit(p, "#results a:has-text('gradient descent')")
+    assert "gradient descent" in p.inner_text("#status")
+    names = p.evaluate("() => window.kgExplorer.graph.mapNodes((n, a) => a.name)")
+    assert "gradient descent" in names
+    p.wait_for_function("() => document.querySelector('#details h2')?.textContent === 'gradient descent'")
+    assert_bounded(traffic)
+
+
+def test_explorer_coauthor_network_and_year_range(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    p, traffic = page
+    p.goto(f"{kg_serve}/explore")
+    wait_ready(p)
+    submit(p, "#tab-coauthor")
+    p.fill("#coauthor-form input[name=author]", "Sanjeev Arora")
+    p.fill("#coauthor-form input[name=depth]", "1")
+    submit(p, "#coauthor-form button[type=submit]")
+    p.wait_for_function("() => !document.querySelector('#years').disabled")
+    expected = api(
+        kg_serve,
+        "query($a: String!) { coauthorNetwork(author: $a, depth: 1, maxNodes: 150) "
+        "{ nodes { name weight } edges { source target weight } } }",
+        a="Sanjeev Arora",
+    )["coauthorNetwork"]
+
+    def drawn() -> tuple[dict[str, float], dict[frozenset[str], int]]:
+        nodes, edges = p.evaluate(
+            "() => [window.kgExplorer.graph.mapNodes((n, a) => [n, a.name, a.weight]),"
+            " window.kgExplorer.graph.mapEdges((e, a, s, t) => [s, t, a.weight])]"
+        )
+        return {n[1]: n[2] for n in nodes}, {frozenset((s, t)): w for s, t, w in edges}
+
+    # The whole year span: exactly the API's network.
+    names, edges = drawn()
+    assert names == {n["name"]: n["weight"] for n in expected["nodes"]}
+    assert edges == {frozenset((e["source"], e["target"])): e["weight"] for e in expected["edges"]}
+    # The span of the fetched papers' years (the examples' papers of Arora have none).
+    assert p.input_value("#coauthor-form input[name=yearFrom]") == "2019"
+    assert p.input_value("#coauthor-form input[name=yearTo]") == "2021"
+
+    # 2019 alone: the one paper of that year, the three who wrote it, one paper each.
+    p.fill("#coauthor-form input[name=yearTo]", "2019")
+    p.press("#coauthor-form input[name=yearTo]", "Tab")
+    p.wait_for_function("() => document.querySelector('#status').textContent.includes('2019\u20132019')")
+    names, edges = drawn()
+    assert names == {"Sanjeev Arora": 1, "Abhishek Panigrahi": 1, "Ada Example": 1}
+    assert sorted(edges.values()) == [1, 1, 1]
+
+    # 2020-2021: only the 2021 paper, by Arora and Ada Example.
+    p.fill("#coauthor-form input[name=yearFrom]", "2020")
+    p.fill("#coauthor-form input[name=yearTo]", "2021")
+    p.press("#coauthor-form input[name=yearTo]", "Tab")
+    p.wait_for_function("() => document.querySelector('#status').textContent.includes('2020\u20132021')")
+    names, edges = drawn()
+    assert names == {"Sanjeev Arora": 1, "Ada Example": 1}
+    assert list(edges.values()) == [1]
+
+    # A click on an author lists their papers of the chosen years.
+    ids = p.evaluate("() => Object.fromEntries(window.kgExplorer.graph.mapNodes((n, a) => [a.name, n]))")
+    click_node(p, ids["Ada Example"])
+    p.wait_for_function("() => document.querySelector('#details h2')?.textContent === 'Ada Example'")
+    titles = p.eval_on_selector_all("#paper-list .paper-title", "els => els.map(e => e.textContent)")
+    assert titles == ["Implicit regularization of gradient descent in matrix factorization"]
+    assert p.evaluate(NODE_PIXELS) > 100
+    assert_bounded(traffic)

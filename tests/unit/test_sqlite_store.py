@@ -1,0 +1,147 @@
+"""The embedded SQLite store's own promises: concurrent writers, no code execution, crash safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.errors import GraphStoreError
+from kg.stores.sqlite import DB_FILE, SQLiteStore
+
+KG = [sys.executable, "-m", "kg.cli"]
+
+
+def _listing(path: Path, prefix: str, n: int) -> Path:
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            record = {
+                "title": f"{prefix} study {i}",
+                "abstract": f"We study {prefix} bandits in setting number {i} with regret bounds.",
+                "authors": [f"{prefix.title()} Author{i % 37}", f"Shared Person{i % 5}"],
+                "venue": "ICLR",
+                "year": 2020 + i % 5,
+            }
+            fh.write(json.dumps(record) + "\n")
+    return path
+
+
+def _run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*KG, *args], env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_reopening_gives_the_same_graph(tmp_path: Path, seed_records: list[Any]) -> None:
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records)
+    before = store.export()
+    store.close()
+    again = SQLiteStore(tmp_path)
+    assert again.export() == before
+    assert again.upsert(seed_records).unchanged == len(seed_records)
+
+
+def test_version_is_bumped_only_by_changes(tmp_path: Path, seed_records: list[Any]) -> None:
+    store = SQLiteStore(tmp_path)
+    assert store.version() == 0
+    store.upsert(seed_records[:3])
+    v1 = store.version()
+    store.upsert(seed_records[:3])  # nothing new: no write, same version
+    assert store.version() == v1 > 0
+    other = SQLiteStore(tmp_path)  # another connection (another process would see the same)
+    store.upsert(seed_records[3:6])
+    assert other.version() > v1
+
+
+def test_a_failed_batch_leaves_nothing_behind(tmp_path: Path, seed_records: list[Any]) -> None:
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records[:2])
+    before = store.export()
+    broken = seed_records[2].model_copy(deep=True)
+    broken.relationships[0].end = "concept:not-in-this-batch-or-store"
+    with pytest.raises(GraphStoreError, match="refers to unknown node"):
+        store.upsert([seed_records[3], broken])
+    assert store.export() == before
+
+
+def test_corrupt_store_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / DB_FILE).write_bytes(b"not a database" * 100)
+    with pytest.raises(GraphStoreError, match="is not a readable paperkg store"):
+        SQLiteStore(tmp_path)
+
+
+class _Exploit:
+    """Unpickling this creates a file: proof that a pickle was loaded."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Path.touch, (self.marker,))
+
+
+def test_a_crafted_graph_pickle_is_never_loaded(tmp_path: Path) -> None:
+    data = tmp_path / "kg"
+    data.mkdir()
+    marker = tmp_path / "pwned"
+    (data / "graph.pickle").write_bytes(pickle.dumps({"format": 1, "graph": _Exploit(marker)}))
+    env = {**os.environ, "KG_DATA_DIR": str(data)}
+    for command in (["stats"], ["query", "{ stats { nodes { label count } } }"], ["export"]):
+        done = _run(*command, env=env)
+        assert done.returncode == 0, done.stderr
+        assert "graph.pickle is a graph from an older paperkg and is ignored" in done.stderr
+        assert "re-ingest" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not marker.exists(), "the pickle was unpickled"
+
+
+@pytest.mark.slow
+def test_two_concurrent_ingests_both_land_completely(tmp_path: Path) -> None:
+    a = _listing(tmp_path / "a.jsonl", "alpha", 300)
+    b = _listing(tmp_path / "b.jsonl", "beta", 300)
+    env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "kg"), "KG_BATCH_SIZE": "10"}
+    procs = [
+        subprocess.Popen([*KG, "ingest", "--no-progress", str(f)], env=env, stdout=subprocess.PIPE, text=True)
+        for f in (a, b)
+    ]
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert all("300 added" in out for out in outs), outs
+    stats = json.loads(_run("stats", "--json", env=env).stdout)
+    assert stats["nodes"]["Paper"] == 600
+    # the shared authors' co-authorship weights count the papers of both ingests
+    con = sqlite3.connect(tmp_path / "kg" / DB_FILE)
+    total = con.execute("SELECT SUM(weight) FROM rels WHERE type = 'COAUTHOR'").fetchone()[0]
+    assert total == 600  # every paper has two distinct authors: one pair each
+
+
+@pytest.mark.slow
+def test_a_killed_ingest_leaves_whole_batches(tmp_path: Path) -> None:
+    """SIGKILL an ingest mid-way: the store opens, passes SQLite's integrity check, and holds a
+    whole number of committed batches; a rerun completes it."""
+    big = _listing(tmp_path / "big.jsonl", "gamma", 4000)
+    env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "kg"), "KG_BATCH_SIZE": "50"}
+    proc = subprocess.Popen([*KG, "ingest", "--no-progress", str(big)], env=env)
+    db = tmp_path / "kg" / DB_FILE
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        if db.exists() and SQLiteStore(tmp_path / "kg").counts().nodes["Paper"] >= 100:
+            break
+    assert proc.poll() is None, "ingest finished before it could be interrupted"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    store = SQLiteStore(tmp_path / "kg")
+    papers = store.counts().nodes["Paper"]
+    assert 0 < papers < 4000 and papers % 50 == 0
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    done = _run("ingest", "--no-progress", str(big), env=env)
+    assert done.returncode == 0 and f"{4000 - papers} added" in done.stdout, done.stdout
