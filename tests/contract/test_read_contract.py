@@ -469,3 +469,40 @@ def test_internal_keys_never_show(rs: ReadStore) -> None:
     assert all(not k.startswith("_") for n in graph.nodes for k in n.properties)
     assert len(graph.nodes) == sum(rs.counts().nodes.values())
     assert ML == next(n for n in graph.nodes if n.id == ML.id)
+
+
+def test_version_grows_with_every_write(fresh: ReadStore) -> None:
+    before = fresh.version()
+    fresh.upsert([paper_record("p10", "A New Paper", 2025, [A])])
+    assert fresh.version() > before
+
+
+def test_neo4j_read_index_rebuilds_from_the_stored_graph(fresh: ReadStore) -> None:
+    """A database written without the read index (an older paperkg, a bulk import) gets it from
+    ``rebuild_read_index``, with the same answers as one indexed while writing."""
+    if fresh.backend_name != "neo4j":
+        pytest.skip("the read index is the Neo4j store's")
+    from kg.stores.neo4j.queries import READ_INDEX_PROPERTIES
+    from kg.stores.neo4j.read_queries import KEY_LABEL
+
+    def answers() -> list[Any]:
+        return [
+            fresh.concepts_by_keys([*query_keys("ML"), *query_keys("RL"), "l:graph network"]),
+            fresh.concepts_with_key_suffix("bandit", 10),
+            fresh.authors_by_keys(["atlas wang", "zhangyang wang"]),
+            fresh.papers(PaperQuery(), 0, 100),
+            fresh.papers(PaperQuery(year=2023), 0, 100),
+            fresh.list_concepts(None, None, "PAPER_COUNT", 0, 100),
+            fresh.list_concepts("networks", None, "NAME", 0, 100),
+            fresh.list_authors(None, "PAPER_COUNT", 0, 100),
+        ]
+
+    expected = answers()
+    wipe = ", ".join(f"n.`{p}`" for p in sorted(READ_INDEX_PROPERTIES))
+    with fresh._driver.session() as session:  # type: ignore[attr-defined]
+        session.run(f"MATCH (k:{KEY_LABEL}) DETACH DELETE k").consume()
+        session.run(f"MATCH (n) REMOVE {wipe}").consume()
+    assert fresh.list_concepts(None, None, "PAPER_COUNT", 0, 100).ids == []  # the index is gone
+    assert fresh.rebuild_read_index(chunk=7) > 0  # type: ignore[attr-defined]
+    assert answers() == expected
+    assert fresh.rebuild_read_index() == 0  # type: ignore[attr-defined]

@@ -17,6 +17,8 @@ from kg.errors import GraphStoreError
 from kg.stores.neo4j.queries import (
     FULLTEXT_FIELDS,
     FULLTEXT_INDEX,
+    LOCK_ID,
+    LOCK_LABEL,
     NODE_LABEL,
     Statement,
     lucene_escape,
@@ -143,6 +145,13 @@ def indexed_ids(after: str, limit: int) -> Statement:
         f"MATCH (n:{_N}) WHERE n.id > $after AND (n:Paper OR n:Concept OR n:Author) "
         "WITH n.id AS id ORDER BY id LIMIT $limit RETURN collect(id) AS ids",
         {"after": after, "limit": limit},
+    )
+
+
+def write_count() -> Statement:
+    """``n``: how many upsert transactions took the writer lock (0 before the first)."""
+    return Statement(
+        f"OPTIONAL MATCH (l:{LOCK_LABEL} {{id: $id}}) RETURN coalesce(l.batches, 0) AS n", {"id": LOCK_ID}
     )
 
 

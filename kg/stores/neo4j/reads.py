@@ -85,6 +85,12 @@ class Neo4jReads:
         with self._errors(), self._session() as session:
             return session.execute_write(work)
 
+    def version(self) -> int:
+        """A fallback store version: the writer lock's counter, bumped (in the same transaction)
+        by every upsert, including ones that changed nothing (a spurious cache miss, never a stale
+        hit). ``Neo4jStore`` may define a finer one, which takes precedence over this mixin's."""
+        return int(self._read_one(rq.write_count())["n"])
+
     # -- names ----------------------------------------------------------------------------------
     def concepts_by_keys(self, keys: Sequence[str]) -> list[str | None]:
         if not keys:
