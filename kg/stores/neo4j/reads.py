@@ -200,7 +200,15 @@ class Neo4jReads:
         unique = list(dict.fromkeys(ids))
         if len(unique) < 2:
             return []
-        rows = self._read_one(rq.pair_edges_among(unique, pair, min_weight))["rows"]
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+            found = rq.element_ids(unique)  # element ids are only valid in one transaction
+            eids = tx.run(found.text, found.params).single(strict=True)["eids"]
+            among = rq.pair_edges_among(eids, pair, min_weight)
+            rows: list[list[Any]] = tx.run(among.text, among.params).single(strict=True)["rows"]
+            return rows
+
+        rows = self._read_work(work)
         edges = {(min(a, b), max(a, b)): int(w) for a, b, w in rows}
         return [PairEdge(a, b, w) for (a, b), w in sorted(edges.items())]
 
