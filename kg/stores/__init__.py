@@ -11,7 +11,7 @@ def open_store(settings: Settings) -> ReadStore:
     if settings.backend == "neo4j":
         from kg.stores.neo4j.store import open_neo4j_store  # the driver is only needed for Neo4j
 
-        return open_neo4j_store(settings)  # type: ignore[return-value]
+        return open_neo4j_store(settings)
     from kg.stores.sqlite import SQLiteStore
 
     return SQLiteStore(settings.data_dir)

@@ -37,7 +37,9 @@ LOCK_ID = "upsert"
 FULLTEXT_INDEX = "paperkg_fulltext"
 FULLTEXT_ANALYZER = "standard-folding"  # accents folded, like kg.ids.fold in the embedded index
 ALIAS_TEXT = "_aliasText"
-INTERNAL_NODE_PROPERTIES: frozenset[str] = frozenset({"id", ALIAS_TEXT})
+# Sort, search and count keys of the read path (kg.stores.neo4j.read_index maintains them).
+READ_INDEX_PROPERTIES: frozenset[str] = frozenset({"_sortKey", "_sortName", "_search", "_papers", "_keys"})
+INTERNAL_NODE_PROPERTIES: frozenset[str] = frozenset({"id", ALIAS_TEXT}) | READ_INDEX_PROPERTIES
 # Fulltext fields and their query-time boosts: the embedded index's FIELD_BOOST, field for field.
 FULLTEXT_FIELDS: dict[str, float] = {
     "title": FIELD_BOOST["title"],

@@ -66,6 +66,9 @@ from kg.models import (
     UpsertSummary,
 )
 from kg.stores.neo4j import queries as q
+from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.read_index import update_read_index
+from kg.stores.neo4j.reads import Neo4jReads
 from kg.stores.protocol import Direction, Edge, SearchHit
 
 log = logging.getLogger(__name__)
@@ -274,7 +277,7 @@ class _Batch:
         return new, maybe
 
 
-class Neo4jStore:
+class Neo4jStore(Neo4jReads):
     """:class:`kg.stores.protocol.GraphStore` on Neo4j 5; the caller owns the driver.
 
     Args:
@@ -369,7 +372,7 @@ class Neo4jStore:
 
     def _ensure_schema(self) -> None:
         with self._errors(), self._session() as session:
-            for stmt in [*q.schema_statements(), q.await_indexes()]:
+            for stmt in [*q.schema_statements(), *rq.schema_statements(), q.await_indexes()]:
                 session.run(stmt.text, stmt.params).consume()
 
     # -- writes ------------------------------------------------------------------------------------
@@ -436,6 +439,8 @@ class Neo4jStore:
         for record in records:
             batch.apply(record, summary)
         self._write(tx, batch)
+        written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
+        update_read_index(tx, written, batch.new_nodes, batch.new_rels)
         return summary
 
     def _load_state(self, tx: Tx, records: list[PaperRecord]) -> _Batch:

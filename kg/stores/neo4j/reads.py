@@ -1,0 +1,244 @@
+"""The Neo4j half of :class:`kg.stores.protocol.ReadStore`: every API read as one Cypher query.
+
+:class:`Neo4jReads` is a mixin of :class:`kg.stores.neo4j.store.Neo4jStore`; it uses the
+store's read plumbing (``_read``: one managed read transaction, driver errors translated) and
+the internal keys :mod:`kg.stores.neo4j.read_index` keeps in every write transaction. The
+Cypher is in :mod:`kg.stores.neo4j.read_queries`; this module only shapes parameters and puts
+results back in key order. Nothing here holds graph state between calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import neo4j
+
+from kg.errors import GraphStoreError
+from kg.ids import fold
+from kg.names import loose_key
+from kg.stores.neo4j import queries as q
+from kg.stores.neo4j import read_index
+from kg.stores.neo4j import read_queries as rq
+from kg.stores.protocol import ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted
+
+T = TypeVar("T")
+
+
+def _one(records: list[neo4j.Record]) -> neo4j.Record:
+    if len(records) != 1:
+        raise GraphStoreError(f"a Neo4j read returned {len(records)} records where one was expected")
+    return records[0]
+
+
+def _check_window(offset: int, limit: int) -> None:
+    if offset < 0 or limit < 0:
+        raise GraphStoreError(f"offset and limit must be non-negative (got {offset}, {limit})")
+
+
+def _by_position(n: int, rows: list[list[Any]]) -> list[Any]:
+    out: list[Any] = [None] * n
+    for i, value in rows:
+        out[int(i)] = value
+    return out
+
+
+def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str | None:
+    """The condition whose relationships find the candidate papers; the others filter them.
+
+    An author has few papers and always drives; among concepts, venues and topics the one with
+    the fewest relationships (``sizes``, only asked when there is a choice); a year alone is
+    answered from the sort index (``None``).
+    """
+    if query.author is not None:
+        return "author"
+    present = [c for c in ("concepts", "topics", "venues") if getattr(query, c) is not None]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    found = sizes()
+    return min(present, key=lambda c: (found.get(c, 0), present.index(c)))
+
+
+class Neo4jReads:
+    """The ``ReadStore`` methods on Neo4j (mixin; see the module docstring)."""
+
+    if TYPE_CHECKING:  # provided by Neo4jStore
+
+        def _errors(self) -> AbstractContextManager[None]: ...
+
+        def _session(self) -> neo4j.Session: ...
+
+        def _read(self, stmt: q.Statement) -> list[neo4j.Record]: ...
+
+    # -- plumbing -------------------------------------------------------------------------------
+    def _read_one(self, stmt: q.Statement) -> neo4j.Record:
+        return _one(self._read(stmt))
+
+    def _read_work(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+        with self._errors(), self._session() as session:
+            return session.execute_read(work)
+
+    def _write_work(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+        with self._errors(), self._session() as session:
+            return session.execute_write(work)
+
+    def version(self) -> int:
+        """A fallback store version: the writer lock's counter, bumped (in the same transaction)
+        by every upsert, including ones that changed nothing (a spurious cache miss, never a stale
+        hit). ``Neo4jStore`` may define a finer one, which takes precedence over this mixin's."""
+        return int(self._read_one(rq.write_count())["n"])
+
+    # -- names ----------------------------------------------------------------------------------
+    def concepts_by_keys(self, keys: Sequence[str]) -> list[str | None]:
+        if not keys:
+            return []
+        rows = self._read_one(rq.nodes_by_keys(list(keys), "Concept"))["rows"]
+        return _by_position(len(keys), rows)
+
+    def concepts_with_key_suffix(self, loose_key: str, limit: int) -> list[str]:
+        words = " ".join(loose_key.split())
+        if not words or limit < 1:
+            return []
+        prefix = read_index.reversed_text(" " + words)
+        ids: list[str] = self._read_one(rq.concepts_with_key_suffix(prefix, limit))["ids"]
+        return ids
+
+    def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
+        if limit < 1:
+            return []
+        record = self._read_one(rq.narrower_closure(concept_id, limit - 1))
+        if not record["found"]:
+            return []
+        return [concept_id, *record["ids"]]
+
+    def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
+        if not keys:
+            return []
+        prefixed = [read_index.AUTHOR_PREFIX + k for k in keys]
+        rows = self._read_one(rq.nodes_by_keys(prefixed, "Author"))["rows"]
+        return _by_position(len(keys), rows)
+
+    # -- papers ---------------------------------------------------------------------------------
+    def _drive_by(self, query: PaperQuery) -> str | None:
+        def sizes() -> dict[str, int]:
+            record = self._read_one(rq.condition_sizes(query))
+            return {k: int(record[k] or 0) for k in ("concepts", "venues", "topics")}
+
+        return choose_driver(query, sizes)
+
+    @staticmethod
+    def _text(query: PaperQuery) -> PaperQuery | None:
+        """``None`` when the query has a text without a searchable word (it matches nothing)."""
+        if query.text is not None and rq.paper_fulltext_query(query.text) is None:
+            return None
+        return query
+
+    def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
+        _check_window(offset, limit)
+        effective = self._text(query)
+        if effective is None:
+            return Page(ids=[], total=0)
+        if effective.text is not None:
+            stmt = rq.papers_page(effective, "text", offset, limit)
+
+            def work(tx: neo4j.ManagedTransaction) -> neo4j.Record:
+                q_ = q.await_fulltext_refresh()
+                tx.run(q_.text, q_.params).consume()  # the fulltext index is eventually consistent
+                return tx.run(stmt.text, stmt.params).single(strict=True)
+
+            record = self._read_work(work)
+        else:
+            record = self._read_one(rq.papers_page(effective, self._drive_by(effective), offset, limit))
+        return Page(ids=list(record["ids"]), total=int(record["total"]))
+
+    def paper_count(self, query: PaperQuery) -> int:
+        effective = self._text(query)
+        if effective is None:
+            return 0
+        if effective.text is not None:
+            return self.papers(effective, 0, 0).total
+        return int(self._read_one(rq.papers_count(effective, self._drive_by(effective)))["total"])
+
+    # -- listings -------------------------------------------------------------------------------
+    def list_concepts(
+        self, search: str | None, kind: str | None, order: ListOrder, offset: int, limit: int
+    ) -> Page:
+        _check_window(offset, limit)
+        folded = fold(search) if search and search.strip() else None
+        loose = loose_key(search) if folded is not None and search is not None else None
+        record = self._read_one(rq.listing("Concept", folded, loose or None, kind, order, offset, limit))
+        return Page(ids=list(record["ids"]), total=int(record["total"]))
+
+    def list_authors(self, search: str | None, order: ListOrder, offset: int, limit: int) -> Page:
+        _check_window(offset, limit)
+        folded = fold(search) if search and search.strip() else None
+        record = self._read_one(rq.listing("Author", folded, None, None, order, offset, limit))
+        return Page(ids=list(record["ids"]), total=int(record["total"]))
+
+    # -- networks -------------------------------------------------------------------------------
+    def weighted_neighbors(
+        self, ids: Sequence[str], pair: PairType, min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        rq.pair_type(pair)
+        unique = list(dict.fromkeys(ids))
+        if not unique or limit < 1:
+            return [[] for _ in ids]
+        rows = self._read_one(rq.weighted_neighbors(unique, pair, min_weight, limit))["rows"]
+        found: dict[str, list[Weighted]] = {i: [] for i in unique}
+        for i, other, weight in rows:
+            if other is not None:
+                found[unique[int(i)]].append(Weighted(other, int(weight)))
+        for lst in found.values():
+            lst.sort(key=lambda w: (-w.weight, w.id))
+        return [list(found[i]) for i in ids]
+
+    def pair_edges_among(self, ids: Sequence[str], pair: PairType, min_weight: int) -> list[PairEdge]:
+        rq.pair_type(pair)
+        unique = list(dict.fromkeys(ids))
+        if len(unique) < 2:
+            return []
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+            found = rq.element_ids(unique)  # element ids are only valid in one transaction
+            eids = tx.run(found.text, found.params).single(strict=True)["eids"]
+            among = rq.pair_edges_among(eids, pair, min_weight)
+            rows: list[list[Any]] = tx.run(among.text, among.params).single(strict=True)["rows"]
+            return rows
+
+        rows = self._read_work(work)
+        edges = {(min(a, b), max(a, b)): int(w) for a, b, w in rows}
+        return [PairEdge(a, b, w) for (a, b), w in sorted(edges.items())]
+
+    def strongest_nodes(self, pair: PairType, min_weight: int, limit: int) -> tuple[list[str], bool]:
+        rq.pair_type(pair)
+        if limit < 0:
+            raise GraphStoreError(f"limit must be non-negative (got {limit})")
+        rows = self._read_one(rq.strongest_nodes(pair, min_weight, limit + 1))["rows"]
+        ids = [node_id for node_id, _s in rows]
+        return ids[:limit], len(ids) > limit
+
+    def heaviest_pairs(self, pair: PairType, limit: int) -> list[PairEdge]:
+        rq.pair_type(pair)
+        if limit < 1:
+            return []
+        rows = self._read_one(rq.heaviest_pairs(pair, limit))["rows"]
+        return [PairEdge(min(a, b), max(a, b), int(w)) for a, b, w in rows]
+
+    # -- maintenance ----------------------------------------------------------------------------
+    def rebuild_read_index(self, chunk: int = 2000) -> int:
+        """Recompute the read index of every node (a database written before it existed, or by a
+        bulk import); returns how many nodes changed. Each chunk is its own write transaction."""
+        changed, after = 0, ""
+        while True:
+            ids: list[str] = self._read_one(rq.indexed_ids(after, chunk))["ids"]
+            if not ids:
+                return changed
+
+            def work(tx: neo4j.ManagedTransaction, chunk_ids: list[str] = ids) -> int:
+                return read_index.index_nodes(tx, chunk_ids)
+
+            changed += self._write_work(work)
+            after = ids[-1]
