@@ -75,7 +75,9 @@ def duplicates(driver: neo4j.Driver) -> tuple[int, int]:
         "MATCH (n) WHERE n.id IS NOT NULL RETURN count(n) - count(DISTINCT n.id) AS d"
     ).records[0]["d"]
     rels = driver.execute_query(
-        "MATCH (a)-[r]->(b) RETURN count(r) - count(DISTINCT [a.id, type(r), b.id]) AS d"
+        # graph relationships only: the read index's key nodes (no id) link many keys to one node
+        "MATCH (a)-[r]->(b) WHERE a.id IS NOT NULL AND b.id IS NOT NULL "
+        "RETURN count(r) - count(DISTINCT [a.id, type(r), b.id]) AS d"
     ).records[0]["d"]
     return int(nodes), int(rels)
 
