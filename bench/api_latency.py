@@ -57,7 +57,7 @@ from kg.models import PaperRecord  # noqa: E402
 from kg.networkx_store import NetworkXStore  # noqa: E402
 from kg.stores.protocol import GraphStore  # noqa: E402
 
-DEFAULT_DATA_DIR = Path("/work/shared/data")
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 OUT_DIR = ROOT / "bench" / "out"
 MEMORY_DIR = OUT_DIR / "latency"
 TARGET_P95_MS = 50.0

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/concepts.py [--data-dir /work/shared/data] [--repeat 3] [--no-eval] [--no-speed]
+    python bench/concepts.py [--data-dir ../shared/data] [--repeat 3] [--no-eval] [--no-speed]
 
 Speed: ``Pipeline.build`` (cleaning, ids, spaCy, every default extractor, PaperRecords) on the
 papers of ``iclr2018.jsonl`` + ``colm2024.jsonl`` (``--accurate-papers`` of them for the
@@ -38,7 +38,7 @@ from kg.models import RawPaper  # noqa: E402
 from kg.nlp import Mode, load_nlp  # noqa: E402
 from kg.pipeline import Pipeline  # noqa: E402
 
-DEFAULT_DATA_DIR = Path("/work/shared/data")
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FILES = ("iclr2018.jsonl", "colm2024.jsonl")
 # The generic phrases that must never be among a paper's top 10 concepts.
 JUNK = frozenset(

@@ -53,7 +53,7 @@ from kg.readers import read_file  # noqa: E402
 from kg.stores.neo4j.store import Neo4jStore, _db_node_properties  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA_DIR = Path("/work/shared/data")
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 OUT = ROOT / "bench" / "out" / "neo4j_load.json"
 
 

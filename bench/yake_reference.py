@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/yake_reference.py [--limit 300] [--data-dir /work/shared/data]
+    python bench/yake_reference.py [--limit 300] [--data-dir ../shared/data]
 
 Runs YAKE 0.7.3 (defaults, n=3, top 10, on title + ". " + abstract) on iclr2018.jsonl
 (first ``--limit`` papers by id; ``--limit 0`` = all) and on all of colm2024.jsonl, and
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kg.evaluation import format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
 
-DEFAULT_DATA_DIR = Path("/work/shared/data")
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 # README "Evaluation protocol": (F1@5, F1@10) for YAKE 0.7.3 defaults, top 10.
 # Key: (file, limit), limit None = the full file.

@@ -2,7 +2,7 @@
 
 The protocol is the field's standard one for keyphrases scored against author keywords
 (SemEval-2010 Task 5; Meng et al., ACL 2017 "Deep Keyphrase Generation"; Chan et al.,
-ACL 2019), as written down in ``/work/shared/data/README.md``:
+ACL 2019), as written down in ``../shared/data/README.md``:
 
 * predictions, gold keywords and the paper text are lowercased, tokenised (:func:`tokenize`)
   and Porter-stemmed (:func:`stem_phrase`);

@@ -4,7 +4,7 @@ Why static: per-paper concept scores must not depend on the ingest batch (see
 ``extractors/concepts/background.py``), so "rare elsewhere" is measured against this fixed
 table, rebuilt only deliberately with this script.
 
-Sources (``/work/shared/data``, described in its README; public OpenReview metadata via
+Sources (``../shared/data``, described in its README; public OpenReview metadata via
 github.com/papercopilot/paperlists):
 
 * document frequencies: title + abstract of ``iclr2017``, ``iclr2018``, ``colm2024``; titles of
@@ -21,7 +21,7 @@ Compactness: phrases and words with df >= 2 only; keywords as counts.
 
 Usage::
 
-    python scripts/build_background_df.py [--data-dir /work/shared/data] [--out PATH]
+    python scripts/build_background_df.py [--data-dir ../shared/data] [--out PATH]
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def _sha256(path: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Build the table and write it (sorted keys, so rebuilding is reproducible)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=Path("/work/shared/data"))
+    parser.add_argument(
+        "--data-dir", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_BACKGROUND)
     args = parser.parse_args(argv)
 
@@ -153,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         "version": 1,
         "provenance": {
             "builder": "scripts/build_background_df.py",
-            "source": "github.com/papercopilot/paperlists via /work/shared/data (see its README)",
+            "source": "github.com/papercopilot/paperlists via ../shared/data (see its README)",
             "df_from": "title+abstract of "
             + ", ".join(TEXT_FILES)
             + "; titles of "

@@ -1,7 +1,7 @@
 """Mine candidate vocabulary terms from author keywords in the shared paper data.
 
 Dev tool used to curate ``extractors/data/concepts.json``. It reads the JSONL files
-described in ``/work/shared/data/README.md``, normalises every author keyword
+described in ``../shared/data/README.md``, normalises every author keyword
 (lowercase, hyphens/whitespace collapsed, simple plural stripping), groups spelling
 variants and prints the most frequent groups together with their surface forms.
 
@@ -31,7 +31,7 @@ from check_vocabulary import normalise
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-DEFAULT_DATA_DIR = Path("/work/shared/data")
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 # iclr2017 keywords are a fixed list of 15 areas and icml2025-meta has no keywords.
 DEFAULT_FILES = ("neurips2023-meta.jsonl", "iclr2018.jsonl", "colm2024.jsonl")
 

@@ -5,7 +5,7 @@ be in the same ingest batch (re-ingesting a file, or ingesting one paper alone, 
 identical record). Corpus statistics such as "frequent in this paper, rare elsewhere" therefore
 come from a fixed background corpus, never from the batch being ingested.
 
-The file is built by ``scripts/build_background_df.py`` from ``/work/shared/data`` (see the
+The file is built by ``scripts/build_background_df.py`` from ``../shared/data`` (see the
 ``provenance`` entry inside the file) and holds:
 
 * ``n_docs`` and ``df``: document frequency of candidate phrases and words (keys are
