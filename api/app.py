@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api import graphql_http, static_files
 from api.context import get_context
 from api.graphiql import GraphiQLRouter
-from api.guard import RequestGuardMiddleware
+from api.guard import RequestGuardMiddleware, replaying
 from api.lanes import HEALTH, run_in
 from api.schema import build_schema
 from kg.config import Settings, get_settings
@@ -143,14 +143,7 @@ class ResponseCacheMiddleware:
         body = await _read_body(receive)
         if body is None:
             return  # the client went away
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+        replay = replaying(body, receive)
 
         try:
             key: tuple[Hashable, bytes, bytes] | None = (

@@ -217,16 +217,22 @@ class RequestGuardMiddleware:
         except Refused as e:
             await _respond(send, e.status, error_body(str(e), e.code))
             return
-        replayed = False
+        await self.app(scope, replaying(body, receive), send)
 
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
 
-        await self.app(scope, replay, send)
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the app the body already read, then the client's later messages
+    (a disconnect): how a middleware that had to read the body passes the request on."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
