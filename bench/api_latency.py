@@ -54,8 +54,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kg.models import PaperRecord  # noqa: E402
-from kg.networkx_store import NetworkXStore  # noqa: E402
 from kg.stores.protocol import GraphStore  # noqa: E402
+from kg.stores.sqlite import SQLiteStore  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 OUT_DIR = ROOT / "bench" / "out"
@@ -152,8 +152,8 @@ def load_records(store: GraphStore, records: list[PaperRecord]) -> None:
     print(f"  stored in {time.perf_counter() - t0:.0f} s: {store.counts().nodes}")
 
 
-def memory_store(data_dir: Path, papers: int, rebuild: bool) -> NetworkXStore:
-    store = NetworkXStore(MEMORY_DIR)
+def memory_store(data_dir: Path, papers: int, rebuild: bool) -> SQLiteStore:
+    store = SQLiteStore(MEMORY_DIR)
     if rebuild or store.counts().nodes.get("Paper", 0) != papers:
         print(f"building the embedded {papers}-paper graph under {MEMORY_DIR} ...")
         store.clear()
@@ -161,7 +161,7 @@ def memory_store(data_dir: Path, papers: int, rebuild: bool) -> NetworkXStore:
     return store
 
 
-def load_neo4j(uri: str, reference: NetworkXStore, data_dir: Path, papers: int) -> None:
+def load_neo4j(uri: str, reference: SQLiteStore, data_dir: Path, papers: int) -> None:
     from pydantic import SecretStr
 
     from kg.config import Settings
@@ -346,16 +346,15 @@ def pick_parameters(store: GraphStore, pool: int, seed: int = 0) -> Parameters:
     texts: :data:`SEARCH_TEXTS`, then alternately concept names (below the ones used as concepts)
     and the first four words of seeded-random paper titles.
     """
-    import math
     import random
 
-    from kg.service import GraphService
+    from kg.read.service import ReadService
 
-    service = GraphService(store, refresh_interval_s=math.inf)
+    service = ReadService(store)
     need = pool + WARMUP
     concepts: list[str] = []
     extra_concepts: list[str] = []
-    for node in service.list_concepts(order="PAPER_COUNT"):
+    for node in service.list_concepts(None, None, "PAPER_COUNT", 0, need * 20)[0]:
         name = str(node.properties.get("name") or "")
         resolved = service.resolve_concept(name) if name else None
         if resolved is None or resolved.id != node.id:
@@ -363,7 +362,7 @@ def pick_parameters(store: GraphStore, pool: int, seed: int = 0) -> Parameters:
         (concepts if len(concepts) < need else extra_concepts).append(name)
         if len(extra_concepts) >= need:
             break
-    ranked = service.list_authors(order="PAPER_COUNT")
+    ranked = service.list_authors(None, "PAPER_COUNT", 0, need * 4)[0]
     coauthors = dict(
         zip(
             [a.id for a in ranked[: need * 4]],
