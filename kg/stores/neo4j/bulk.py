@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -39,7 +39,9 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from kg.config import Settings
 from kg.errors import ConfigError, GraphStoreError
-from kg.models import PaperRecord
+from kg.models import PaperRecord, RawPaper
+from kg.pipeline import Pipeline
+from kg.readers import ReadProblem, iter_input_files, read_file
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j.bulk_csv import IMPORT_OPTIONS, CsvSet, merge_records, write_csv
 from kg.stores.neo4j.store import Neo4jStore, translate_error
@@ -192,7 +194,7 @@ def _check_target(uri: str, control: ServerControl) -> str:
     return port or str(parsed.port or 7687)
 
 
-def _driver(settings: Settings) -> neo4j.Driver:
+def driver_for(settings: Settings) -> neo4j.Driver:
     password = settings.neo4j_password.get_secret_value()
     auth = (settings.neo4j_user, password) if password else None
     return neo4j.GraphDatabase.driver(
@@ -210,7 +212,7 @@ def _stored_state(settings: Settings) -> tuple[int, int]:
         f"OPTIONAL MATCH (m:{q.META_LABEL} {{id: $id}}) RETURN n, coalesce(m.value, 0) AS version"
     )
     try:
-        with _driver(settings) as driver:
+        with driver_for(settings) as driver:
             records, _, _ = driver.execute_query(
                 text, {"id": q.VERSION_ID}, database_=settings.neo4j_database, routing_="r"
             )
@@ -289,7 +291,7 @@ def bulk_load(
         control.start(port)
     phase("schema")
     try:
-        with _driver(settings) as driver:
+        with driver_for(settings) as driver:
             Neo4jStore(driver, settings.neo4j_database).close()  # constraints + indexes, awaited ONLINE
             _restore_empty_lists(driver, settings.neo4j_database, files)
     except (Neo4jError, DriverError) as e:
@@ -333,3 +335,53 @@ class _Phases:
         if self.name is not None:
             self.summary.seconds[self.name] = round(now - self.since, 2)
         self.name, self.since = None, now
+
+
+def records_from_files(
+    paths: Sequence[Path], pipeline: Pipeline, problems: list[ReadProblem]
+) -> Iterator[PaperRecord]:
+    """Records of every paper in ``paths`` (files or folders), extracted in batches of 2,000.
+
+    Unreadable files and records are appended to ``problems`` and skipped, like ``kg ingest``.
+    """
+    pending: list[RawPaper] = []
+
+    def flush() -> Iterator[PaperRecord]:
+        records, found = pipeline.build(pending)
+        problems.extend(found)
+        pending.clear()
+        yield from records
+
+    for item in iter_input_files(list(paths)):
+        if isinstance(item, ReadProblem):
+            problems.append(item)
+            continue
+        result = read_file(item)
+        problems.extend(result.problems)
+        for paper in result.papers:
+            pending.append(paper)
+            if len(pending) >= 2000:
+                yield from flush()
+    yield from flush()
+
+
+def _say(phase: str) -> None:
+    sys.stderr.write(f"kg ingest --bulk: {phase}\n")
+
+
+def bulk_ingest(
+    paths: Sequence[Path], pipeline: Pipeline, settings: Settings, out: Callable[[str], None]
+) -> int:
+    """``kg ingest --bulk``: extract ``paths``, bulk-load them, print a summary; the exit code."""
+    problems: list[ReadProblem] = []
+    summary = bulk_load(
+        records_from_files(paths, pipeline, problems),
+        settings,
+        on_phase=_say,
+    )
+    for line in summary.lines():
+        out(line)
+    for p in problems:
+        out(f"  skipped {p}")
+    out(f"graph: neo4j store at {settings.neo4j_uri} ({len(problems)} skipped)")
+    return 0 if not problems else 1
