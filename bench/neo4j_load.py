@@ -63,6 +63,30 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out" / "neo4j_load.json"
 
 
+def build_corpus(data_dir: Path, target: int) -> tuple[list[RawPaper], int]:
+    """Raw papers from the data files and seed listings, plus suffixed variants; (papers, originals).
+
+    Kept for ``bench/api_latency.py``, which builds its 10k graph from the same corpus.
+    """
+    base: list[RawPaper] = []
+    for path in [*sorted(data_dir.glob("*.jsonl")), *sorted((ROOT / "examples" / "listings").iterdir())]:
+        base.extend(read_file(path).papers)
+    papers = list(base)
+    k = 2
+    while len(papers) < target * 1.02:  # a few percent spare for duplicate ids
+        for p in base:
+            papers.append(
+                dataclasses.replace(
+                    p,
+                    title=f"{p.title} (variant {k})" if p.title else None,
+                    abstract=f"{p.abstract} (variant {k})" if p.abstract else p.abstract,
+                    external_id=f"{p.external_id}-v{k}" if p.external_id else None,
+                )
+            )
+        k += 1
+    return papers, len(base)
+
+
 def load_records(path: Path, limit: int) -> list[PaperRecord]:
     """The first ``limit`` cached records (``--extract-to`` wrote them)."""
     out: list[PaperRecord] = []
