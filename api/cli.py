@@ -85,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["fast", "accurate"], help="concept extraction mode")
     p.add_argument("--batch-size", type=int, help="papers per store write (KG_BATCH_SIZE)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--bulk",
+        action="store_true",
+        help="neo4j only: first load into an EMPTY database with neo4j-admin import "
+        "(stops and restarts the server in KG_NEO4J_HOME)",
+    )
     _add_store_flags(p)
 
     p = sub.add_parser("stats", help="node and relationship counts")
@@ -127,6 +133,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from kg.pipeline import Pipeline
 
     settings = _settings(args)
+    if args.bulk:
+        if settings.backend != "neo4j":
+            raise ConfigError("--bulk needs --backend neo4j")
+        from kg.stores.neo4j.bulk import bulk_ingest
+
+        nlp = load_nlp(settings.spacy_model, settings.concept_mode)
+        return bulk_ingest(args.paths, Pipeline(nlp=nlp, mode=settings.concept_mode), settings, _out)
     store = _open_store(settings)
     try:
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)

@@ -1,157 +1,138 @@
-"""Cheap checks of the Cypher builders: allow-lists, parameters instead of values, escaping.
-
-What the statements *do* is checked against a real server by the contract suite; these tests
-only pin the safety rules, so a harmless query refactor does not break them.
-"""
+"""Query builders and bulk-import CSV writing for the Neo4j store, without a server."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import csv
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kg.errors import GraphStoreError
-from kg.models import DERIVED_REL_TYPES, LABELS, REL_TYPES
+from kg.models import Node, PaperRecord, Relationship
 from kg.stores.neo4j import queries as q
-
-EVIL = "Paper) DETACH DELETE n //"
-VALUE = "s3cr3t-value-'; MATCH (x) DETACH DELETE x"
-
-LABEL_BUILDERS: list[Callable[[str], q.Statement]] = [
-    lambda lb: q.create_nodes(lb, [{"id": VALUE}]),
-    lambda lb: q.nodes_with_label(lb),
-]
-TYPE_BUILDERS: list[Callable[[str], q.Statement]] = [
-    lambda t: q.create_relationships(t, [[VALUE, VALUE, {}]]),
-    lambda t: q.replace_relationship_properties(t, [[VALUE, VALUE, {}]]),
-    lambda t: q.relationships_by_key(t, [[VALUE, VALUE]]),
-    lambda t: q.relationships_of_type(t),
-    lambda t: q.neighbors([VALUE], t, "both"),
-    lambda t: q.degrees([VALUE], t, "both"),
-]
+from kg.stores.neo4j.bulk_csv import ARRAY_DELIMITER, cell, merge_records, value_type, write_csv
 
 
-@pytest.mark.parametrize("build", LABEL_BUILDERS)
-def test_unknown_labels_are_refused(build: Callable[[str], q.Statement]) -> None:
-    for bad in (EVIL, "paper", "Person", ""):
-        with pytest.raises(GraphStoreError, match="unknown node label"):
-            build(bad)
-    for good in LABELS:
-        assert f":{good}" in build(good).text
-
-
-@pytest.mark.parametrize("build", TYPE_BUILDERS)
-def test_unknown_relationship_types_are_refused(build: Callable[[str], q.Statement]) -> None:
-    for bad in (EVIL, "authored", "KNOWS", ""):
-        with pytest.raises(GraphStoreError, match="unknown relationship type"):
-            build(bad)
-    for good in REL_TYPES:
-        assert f":{good}" in build(good).text
-
-
-@pytest.mark.parametrize("build", [q.bump_pairs, q.create_pairs])
-def test_only_derived_types_get_pair_statements(build: Callable[[str, list[Any]], q.Statement]) -> None:
-    for t in DERIVED_REL_TYPES:
-        assert build(t, [["x", "y", 1]]).params["rows"] == [["x", "y", 1]]
-    for bad in ("AUTHORED", EVIL):
-        with pytest.raises(GraphStoreError):
-            build(bad, [])
-
-
-def all_statements() -> list[q.Statement]:
-    nodes: list[dict[str, Any]] = [{"id": VALUE, "name": VALUE}]
-    rels: list[list[Any]] = [[VALUE, VALUE, {"evidence": [VALUE]}]]
-    pairs: list[list[Any]] = [[VALUE, VALUE, 1]]
-    return [
-        *q.schema_statements(),
-        q.lock_writers(),
-        q.nodes_by_id([VALUE]),
-        q.relationships_around([VALUE]),
-        q.relationships_by_key("BROADER", [[VALUE, VALUE]]),
-        q.create_nodes("Concept", nodes),
-        q.replace_node_properties(nodes),
-        q.create_relationships("MENTIONS", rels),
-        q.replace_relationship_properties("MENTIONS", rels),
-        q.bump_pairs("COAUTHOR", pairs),
-        q.create_pairs("CO_OCCURS", pairs),
-        q.nodes_with_label("Author"),
-        q.neighbors([VALUE], "AUTHORED", "in"),
-        q.degrees([VALUE], "AUTHORED", "out"),
-        q.relationships_of_type("AUTHORED"),
-        q.all_nodes(),
-        q.all_relationships(),
-        q.counts(),
-        q.fulltext_search(VALUE, 7),
-        q.delete_all(),
-        q.ping(),
+def record(
+    pid: str, authors: list[str], concepts: dict[str, str], aliases: list[str] | None = None
+) -> PaperRecord:
+    nodes = [Node(id=a, label="Author", properties={"name": a}) for a in authors]
+    nodes += [
+        Node(id=c, label="Concept", properties={"name": c, "kind": kind, "aliases": aliases or []})
+        for c, kind in concepts.items()
     ]
+    rels = [Relationship(type="AUTHORED", start=a, end=pid) for a in authors]
+    rels += [Relationship(type="MENTIONS", start=pid, end=c, properties={"score": 1.0}) for c in concepts]
+    return PaperRecord(
+        paper=Node(id=pid, label="Paper", properties={"title": f"T {pid}", "sources": ["f:1"]}),
+        nodes=nodes,
+        relationships=rels,
+    )
 
 
-def test_values_travel_as_parameters_never_in_the_text() -> None:
-    statements = all_statements()
-    for stmt in statements:
-        assert VALUE not in stmt.text
-        assert "7" not in stmt.text  # the search limit is a parameter too
-    with_values = [s for s in statements if VALUE in repr(s.params)]
-    assert len(with_values) == 12
-    for stmt in with_values:
-        assert any(f"${name}" in stmt.text for name in stmt.params)
+def test_kind_labels_cover_every_kind_but_concept() -> None:
+    assert q.kind_label("CONCEPT") is None
+    assert {q.kind_label(k) for k in ("METHOD", "TASK", "DATASET", "MODEL", "METRIC")} == {
+        "Method",
+        "Task",
+        "Dataset",
+        "Model",
+        "Metric",
+    }
+    assert q.kind_label(None) is None and q.kind_label("method") is None
 
 
-def test_writes_and_batched_reads_unwind_rows() -> None:
-    nodes: list[dict[str, Any]] = [{"id": "a"}, {"id": "b"}]
-    rels: list[list[Any]] = [["a", "b", {"position": 1}]]
-    pairs: list[list[Any]] = [["a", "b", 2]]
-    for stmt, rows in (
-        (q.create_nodes("Paper", nodes), nodes),
-        (q.replace_node_properties(nodes), nodes),
-        (q.create_relationships("AUTHORED", rels), rels),
-        (q.bump_pairs("CO_OCCURS", pairs), pairs),
-        (q.create_pairs("COAUTHOR", pairs), pairs),
-    ):
-        assert stmt.text.startswith("UNWIND $rows AS row")
-        assert stmt.params["rows"] == rows
-    assert q.nodes_by_id(["a", "b"]).text.startswith("UNWIND $ids AS id")
+def test_create_nodes_adds_the_kind_label_only_when_asked() -> None:
+    assert "SET n:Dataset" in q.create_nodes("Concept", [], kind="DATASET").text
+    plain = q.create_nodes("Concept", [], kind="CONCEPT").text
+    assert "SET n:" not in plain and "RETURN collect" in plain
 
 
-def test_every_label_gets_an_id_constraint_and_search_gets_a_fulltext_index() -> None:
-    texts = [s.text for s in q.schema_statements()]
-    assert all("IF NOT EXISTS" in t for t in texts)
-    for lb in LABELS:
-        assert any(f"(n:{lb}) REQUIRE n.id IS UNIQUE" in t for t in texts)
-    (fulltext,) = [t for t in texts if "FULLTEXT" in t]
-    assert q.FULLTEXT_INDEX in fulltext and "n:Paper|Concept" in fulltext
-    for prop in ("title", "abstract", "name", q.ALIAS_TEXT):
-        assert f"n.{prop}" in fulltext
+def test_relabel_removes_every_kind_label_then_sets_the_new_one() -> None:
+    stmt = q.relabel_concepts("MODEL", ["c:a", "c:b"])
+    assert "REMOVE n:Method:Task:Dataset:Model:Metric SET n:Model" in stmt.text
+    assert stmt.params == {"ids": ["c:a", "c:b"]}
+    assert q.relabel_concepts("CONCEPT", ["c:a"]).text.endswith("REMOVE n:Method:Task:Dataset:Model:Metric")
 
 
-def test_counts_cover_every_label_and_type() -> None:
-    text = q.counts().text
-    for lb in LABELS:
-        assert f"'{lb}'" in text
-    for t in REL_TYPES:
-        assert f"'{t}'" in text
+def test_version_statements_use_the_meta_node() -> None:
+    bump = q.bump_version()
+    assert f"MERGE (m:{q.META_LABEL} {{id: $id}})" in bump.text and "+ 1" in bump.text
+    assert bump.params == {"id": q.VERSION_ID}
+    assert q.META_LABEL in q.read_version().text
+    assert f"WHERE NOT n:{q.META_LABEL}" in q.delete_all().text  # clear() keeps the version
+    assert any(q.META_LABEL in s.text for s in q.schema_statements())
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("a+b", r"a\+b"),
-        ("(x) AND [y]", r"\(x\) AND \[y\]"),
-        ('"q" ~2 ^3 * ? : / \\', r"\"q\" \~2 \^3 \* \? \: \/ \\"),
-        ("a && b || !c -d {e}", r"a \&& b \|| \!c \-d \{e\}"),
-    ],
-)
-def test_lucene_escape(text: str, expected: str) -> None:
-    assert q.lucene_escape(text) == expected
+def test_restore_empty_lists_refuses_foreign_labels_and_keys() -> None:
+    stmt = q.restore_empty_lists(q.fix_label(3), ["aliases", "keywords"])
+    assert "SET n.`aliases` = [], n.`keywords` = [] REMOVE n:__KGFix3__" in stmt.text
+    with pytest.raises(GraphStoreError):
+        q.restore_empty_lists("Paper", ["aliases"])
+    with pytest.raises(GraphStoreError):
+        q.restore_empty_lists(q.fix_label(0), ["a`b"])
 
 
-def test_fulltext_query_is_words_only() -> None:
-    query = q.fulltext_query('Nash: "equilibria" OR title:(x)^9 AND *')
-    assert query is not None
-    clause = query.split(" OR ")[0]
-    assert clause == "title:(nash equilibria or title x 9 and)^2"
-    assert q.fulltext_query("") is None
-    assert q.fulltext_query("¿?¡!") is None
-    assert q.fulltext_query("Pöppel") == q.fulltext_query("poppel")
+def test_value_types_and_cells() -> None:
+    assert value_type(True, "x") == "boolean"  # not long: bool is an int in Python
+    assert value_type([1, 2], "x") == "long[]"
+    assert value_type([0.5], "x") == "double[]"
+    mixed: Any = [1, "a"]
+    with pytest.raises(GraphStoreError, match="node n"):
+        value_type(mixed, "node n")
+    assert cell([1.5, 2.0], "x") == f"1.5{ARRAY_DELIMITER}2.0"
+    with pytest.raises(GraphStoreError, match="U\\+001F"):
+        cell(f"a{ARRAY_DELIMITER}b", "x")
+
+
+def test_merge_records_follows_the_store_rules() -> None:
+    graph = merge_records(
+        [
+            record("p:1", ["a:x", "a:y"], {"c:m": "METHOD"}),
+            record("p:2", ["a:x", "a:y", "a:z"], {"c:m": "METHOD"}, aliases=["M"]),
+            record("p:1", ["a:x", "a:y"], {"c:m": "METHOD"}),  # the same paper again: unchanged
+        ]
+    )
+    assert (graph.summary.added, graph.summary.unchanged) == (2, 1)
+    bumps = {(a, t, b): n for (a, t, b), n in graph.batch.bumps.items() if t == "COAUTHOR"}
+    assert bumps == {
+        ("a:x", "COAUTHOR", "a:y"): 2,
+        ("a:x", "COAUTHOR", "a:z"): 1,
+        ("a:y", "COAUTHOR", "a:z"): 1,
+    }
+    assert graph.batch.nodes["c:m"]["aliases"] == ["M"]
+
+
+def read_csv(path: str) -> list[list[str]]:
+    with Path(path).open(encoding="utf-8", newline="") as f:
+        return list(csv.reader(f))
+
+
+def test_write_csv_groups_by_labels_and_signature(tmp_path: Path) -> None:
+    graph = merge_records(
+        [
+            record("p:1", ["a:x", "a:y"], {"c:m": "METHOD", "c:plain": "CONCEPT"}),
+            record("p:2", ["a:x"], {"c:d": "DATASET"}, aliases=["D;1", "D2"]),
+        ]
+    )
+    files = write_csv(graph, tmp_path, version=7)
+    args = {a.split("=")[1]: a.split("=")[2] for a in files.node_args}
+    assert "__KGNode__:Concept:Method:__KGFix0__" in args  # empty aliases: restored after import
+    assert "__KGNode__:Concept:__KGFix0__" in args  # CONCEPT: no kind label
+    assert files.node_fixes == {"__KGFix0__": ("aliases",)}
+    dataset = read_csv(args["__KGNode__:Concept:Dataset"])
+    assert dataset[0] == ["id:ID", "_aliasText:string", "aliases:string[]", "kind:string", "name:string"]
+    assert dataset[1] == ["c:d", "D;1 D2", f"D;1{ARRAY_DELIMITER}D2", "DATASET", "c:d"]
+    assert read_csv(args[q.META_LABEL]) == [["id:ID(paperkg_meta)", "value:long"], ["version", "7"]]
+    rels = {a.split("=")[1]: a.split("=")[2] for a in files.rel_args}
+    assert read_csv(rels["COAUTHOR"]) == [[":START_ID", ":END_ID", "papers:long"], ["a:x", "a:y", "1"]]
+    assert read_csv(rels["MENTIONS"])[0] == [":START_ID", ":END_ID", "score:double"]
+    assert (files.nodes, files.relationships) == (7, 1 + 3 + 3 + 1)
+
+
+def test_write_csv_refuses_a_record_with_an_unknown_end(tmp_path: Path) -> None:
+    bad = record("p:1", ["a:x"], {})
+    bad.relationships.append(Relationship(type="AUTHORED", start="a:ghost", end="p:1"))
+    with pytest.raises(GraphStoreError, match="a:ghost"):
+        merge_records([bad])

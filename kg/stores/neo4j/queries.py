@@ -34,6 +34,19 @@ Direction = Literal["out", "in", "both"]
 NODE_LABEL = "__KGNode__"
 LOCK_LABEL = "__KGWriteLock__"
 LOCK_ID = "upsert"
+# The store version: one node, its ``value`` bumped in every write transaction that changes
+# something (and by clear()), so caches can key on it. Not a paperkg node: no NODE_LABEL.
+META_LABEL = "__KGMeta__"
+VERSION_ID = "version"
+# Secondary labels on Concept nodes per ``kind`` (Browser colours them); CONCEPT gets none.
+# Reads pick the paperkg label (Concept) from a node's labels, so these never reach a caller.
+KIND_LABELS: dict[str, str] = {
+    "METHOD": "Method",
+    "TASK": "Task",
+    "DATASET": "Dataset",
+    "MODEL": "Model",
+    "METRIC": "Metric",
+}
 FULLTEXT_INDEX = "paperkg_fulltext"
 FULLTEXT_ANALYZER = "standard-folding"  # accents folded, like kg.ids.fold in the embedded index
 ALIAS_TEXT = "_aliasText"
@@ -91,6 +104,35 @@ def rel_type(name: str) -> str:
     return name
 
 
+def kind_label(kind: object) -> str | None:
+    """The secondary label of a Concept of ``kind`` (``None`` for CONCEPT or an unknown kind).
+
+    >>> kind_label("METHOD"), kind_label("CONCEPT")
+    ('Method', None)
+    """
+    return KIND_LABELS.get(kind) if isinstance(kind, str) else None
+
+
+def _set_kind(var: str, kind: str | None) -> str:
+    """``SET var:Kind`` for a kind with a secondary label, else nothing."""
+    extra = kind_label(kind)
+    return f" SET {var}:{extra}" if extra else ""
+
+
+# -- store version ---------------------------------------------------------------------------
+def bump_version() -> Statement:
+    """Add one to the store version, in the transaction whose changes it stands for."""
+    return Statement(
+        f"MERGE (m:{META_LABEL} {{id: $id}}) SET m.value = coalesce(m.value, 0) + 1",
+        {"id": VERSION_ID},
+    )
+
+
+def read_version() -> Statement:
+    """``value``: the store version (no row before the first change)."""
+    return Statement(f"MATCH (m:{META_LABEL} {{id: $id}}) RETURN m.value AS value", {"id": VERSION_ID})
+
+
 # -- schema ------------------------------------------------------------------------------------
 def schema_statements() -> list[Statement]:
     """Constraints and indexes, idempotent (``IF NOT EXISTS``); run each in its own transaction."""
@@ -100,6 +142,9 @@ def schema_statements() -> list[Statement]:
         ),
         Statement(
             f"CREATE CONSTRAINT paperkg_lock_id IF NOT EXISTS FOR (n:{LOCK_LABEL}) REQUIRE n.id IS UNIQUE"
+        ),
+        Statement(
+            f"CREATE CONSTRAINT paperkg_meta_id IF NOT EXISTS FOR (n:{META_LABEL}) REQUIRE n.id IS UNIQUE"
         ),
     ]
     for name in LABELS:
@@ -196,11 +241,18 @@ def relationships_by_key(type_: str, rows: Sequence[Sequence[str]]) -> Statement
 
 
 # -- upsert: writes --------------------------------------------------------------------------
-def create_nodes(label_: str, rows: Sequence[dict[str, Any]]) -> Statement:
-    """New nodes of one label (rows: full property maps, ``id`` included): ``rows`` of ``[id, eid]``."""
+def create_nodes(label_: str, rows: Sequence[dict[str, Any]], kind: str | None = None) -> Statement:
+    """New nodes of one label (rows: full property maps, ``id`` included): ``rows`` of ``[id, eid]``.
+
+    ``kind``: the concept kind all rows share, whose secondary label (:data:`KIND_LABELS`) the
+    nodes also get; the store groups new Concept rows by kind.
+
+    >>> create_nodes("Concept", [], kind="TASK").text.split(" RETURN")[0]
+    'UNWIND $rows AS row CREATE (n:__KGNode__:Concept) SET n = row SET n:Task'
+    """
     lb = label(label_)
     return Statement(
-        f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}:{lb}) SET n = row "
+        f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}:{lb}) SET n = row{_set_kind('n', kind)} "
         "RETURN collect([row.id, elementId(n)]) AS rows",
         {"rows": list(rows)},
     )
@@ -211,6 +263,20 @@ def replace_node_properties(rows: Sequence[dict[str, Any]]) -> Statement:
     return Statement(
         f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) SET n = row",
         {"rows": list(rows)},
+    )
+
+
+def relabel_concepts(kind: str | None, ids: Sequence[str]) -> Statement:
+    """Concepts whose kind changed: drop every kind label, then add ``kind``'s (if it has one).
+
+    >>> relabel_concepts("METRIC", ["c:x"]).text.split(" REMOVE ")[1]
+    'n:Method:Task:Dataset:Model:Metric SET n:Metric'
+    """
+    every = ":".join(KIND_LABELS.values())
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL}:{label('Concept')} {{id: id}}) "
+        f"REMOVE n:{every}{_set_kind('n', kind)}",
+        {"ids": list(ids)},
     )
 
 
@@ -392,10 +458,51 @@ def fulltext_search(query: str, limit: int) -> Statement:
 
 # -- maintenance -----------------------------------------------------------------------------
 def delete_all(rows_per_transaction: int = 10_000) -> Statement:
-    """Delete every node and relationship in inner transactions (auto-commit sessions only)."""
+    """Delete every node and relationship but the version node, in inner transactions.
+
+    Auto-commit sessions only. The version survives, so it stays monotonic across a clear.
+    """
     return Statement(
-        "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF $rows ROWS",
+        f"MATCH (n) WHERE NOT n:{META_LABEL} CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF $rows ROWS",
         {"rows": rows_per_transaction},
+    )
+
+
+def fix_label(i: int) -> str:
+    """The temporary label of the ``i``-th set of empty-list keys in a bulk import."""
+    return f"__KGFix{i}__"
+
+
+def _property_key(key: str) -> str:
+    if "`" in key or not key:
+        raise GraphStoreError(f"property key {key!r} cannot be written as a Cypher identifier")
+    return f"`{key}`"
+
+
+def restore_empty_lists(fix: str, keys: Sequence[str], rows_per_transaction: int = 10_000) -> Statement:
+    """Bulk import: give the nodes labelled ``fix`` their empty-list ``keys`` back, drop the label.
+
+    Auto-commit sessions only (inner transactions).
+
+    >>> restore_empty_lists("__KGFix0__", ["aliases"]).text.split(" { ")[1]
+    'SET n.`aliases` = [] REMOVE n:__KGFix0__ } IN TRANSACTIONS OF $rows ROWS'
+    """
+    if not re.fullmatch(r"__KGFix\d+__", fix):
+        raise GraphStoreError(f"{fix!r} is not a bulk-import fix-up label")
+    sets = ", ".join(f"n.{_property_key(k)} = []" for k in keys)
+    return Statement(
+        f"MATCH (n:{fix}) CALL (n) {{ SET {sets} REMOVE n:{fix} }} IN TRANSACTIONS OF $rows ROWS",
+        {"rows": rows_per_transaction},
+    )
+
+
+def restore_empty_rel_lists(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    """Bulk import: empty-list properties of relationships, rows ``[start id, end id, {key: []}]``."""
+    t = rel_type(type_)
+    return Statement(
+        f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row[0]}})-[r:{t}]->(b:{NODE_LABEL} {{id: row[1]}}) "
+        "SET r += row[2]",
+        {"rows": list(rows)},
     )
 
 

@@ -162,6 +162,7 @@ class _Batch:
     changed_nodes: dict[str, None] = field(default_factory=dict)
     new_rels: dict[RelKey, None] = field(default_factory=dict)
     changed_rels: dict[RelKey, None] = field(default_factory=dict)
+    relabel: dict[str, None] = field(default_factory=dict)  # stored concepts whose kind changed
     authors: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     mentions: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
     tracked: set[str] = field(default_factory=set)
@@ -220,6 +221,10 @@ class _Batch:
         self.nodes[node.id] = merged
         if node.id not in self.new_nodes:
             self.changed_nodes[node.id] = None
+            if self.labels[node.id] == "Concept" and q.kind_label(old.get("kind")) != q.kind_label(
+                merged.get("kind")
+            ):
+                self.relabel[node.id] = None
         return True
 
     def _merge_rel(self, rel: Relationship, paper_id: str) -> bool:
@@ -249,6 +254,29 @@ class _Batch:
         return True
 
     # -- what to write ---------------------------------------------------------------------------
+    @property
+    def changes(self) -> bool:
+        """Does this batch write anything (and so bump the store version)?"""
+        return bool(self.new_nodes or self.changed_nodes or self.new_rels or self.changed_rels or self.bumps)
+
+    def new_node_rows(self) -> dict[tuple[str, str | None], list[dict[str, Any]]]:
+        """Rows of the created nodes per ``(label, concept kind)``: a kind gets its own label."""
+        groups: dict[tuple[str, str | None], list[dict[str, Any]]] = defaultdict(list)
+        for node_id in self.new_nodes:
+            lb, props = self.labels[node_id], self.nodes[node_id]
+            kind = props.get("kind") if lb == "Concept" else None
+            key = (lb, kind if isinstance(kind, str) and q.kind_label(kind) else None)
+            groups[key].append(_db_node_properties(node_id, lb, props))
+        return groups
+
+    def relabel_ids(self) -> dict[str | None, list[str]]:
+        """Stored concepts whose kind label changed, per new kind."""
+        groups: dict[str | None, list[str]] = defaultdict(list)
+        for node_id in self.relabel:
+            kind = self.nodes[node_id].get("kind")
+            groups[kind if isinstance(kind, str) else None].append(node_id)
+        return groups
+
     def node_rows(self, ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
         by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for node_id in ids:
@@ -485,15 +513,22 @@ class Neo4jStore(Neo4jReads):
 
     def _write(self, tx: Tx, batch: _Batch) -> None:
         """Nodes first (relationships need their element ids), then relationships and pair bumps."""
+        if not batch.changes:
+            return  # nothing new: no write, and the store version stays
         size = self._batch_size
-        for lb, node_rows in batch.node_rows(batch.new_nodes).items():
+        for (lb, kind), node_rows in batch.new_node_rows().items():
             for node_chunk in _chunks(node_rows, size):
-                batch.eids.update((i, eid) for i, eid in self._rows(tx, q.create_nodes(lb, node_chunk)))
+                rows = self._rows(tx, q.create_nodes(lb, node_chunk, kind))
+                batch.eids.update((i, eid) for i, eid in rows)
         changed = [row for rows in batch.node_rows(batch.changed_nodes).values() for row in rows]
         for node_chunk in _chunks(changed, size):
             self._exec(tx, q.replace_node_properties(node_chunk))
+        for kind, ids in batch.relabel_ids().items():
+            for id_chunk in _chunks(ids, size):
+                self._exec(tx, q.relabel_concepts(kind, id_chunk))
         for stmt in self._relationship_statements(batch):
             self._exec(tx, stmt)
+        self._exec(tx, q.bump_version())
 
     def _relationship_statements(self, batch: _Batch) -> Iterator[q.Statement]:
         size = self._batch_size
@@ -582,6 +617,15 @@ class Neo4jStore(Neo4jReads):
         hits = [SearchHit(self._node(row), float(row["score"])) for row in rows]
         return sorted(hits, key=lambda h: (-h.score, h.node.id))
 
+    def version(self) -> int:
+        """The store version: bumped by every committed write that changed something.
+
+        One indexed node read, cheap enough to key caches on per request. 0 for a store never
+        written to.
+        """
+        rows = self._read(q.read_version())
+        return int(rows[0]["value"]) if rows else 0
+
     def counts(self) -> StoreCounts:
         nodes: dict[str, int] = dict.fromkeys(LABELS, 0)
         rels: dict[str, int] = dict.fromkeys(REL_TYPES, 0)
@@ -611,10 +655,14 @@ class Neo4jStore(Neo4jReads):
             raise StoreUnavailable(str(e)) from e
 
     def clear(self) -> None:
-        """Delete every node and relationship in inner transactions; constraints and indexes stay."""
-        stmt = q.delete_all()
+        """Delete every node and relationship in inner transactions; constraints and indexes stay.
+
+        The store version survives and is bumped, so caches keyed on it see the change.
+        """
+        stmt, bump = q.delete_all(), q.bump_version()
         with self._errors(), self._session() as session:
             session.run(stmt.text, stmt.params).consume()
+            session.execute_write(self._exec, bump)
 
     def close(self) -> None:
         if self._closed:

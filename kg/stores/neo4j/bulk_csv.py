@@ -1,0 +1,245 @@
+"""CSV files for ``neo4j-admin database import full``, written from merged records.
+
+Why this shape:
+
+- **The same graph as the transactional store.** Records are merged with the store's own
+  planner (:class:`kg.stores.neo4j.store._Batch`, which applies :func:`kg.merge.merge_properties`
+  and the :mod:`kg.derived` pair rules) starting from an empty database, so a bulk load and an
+  ``upsert`` of the same records give equal exports.
+- **One file per property signature.** The importer types columns in the header
+  (``name:string``, ``aliases:string[]``, ``year:long``); a header applies to a whole file, and an
+  empty cell means "no property" while the transactional store keeps ``""`` and ``[]``. Rows are
+  grouped by their exact ``(key, type)`` set, so every cell holds a value of its column's type
+  and nothing is dropped or coerced.
+- **Arrays** use the unit separator (U+001F) between items: paper titles, names and aliases
+  contain ``;`` (the importer's default). A value holding U+001F itself is refused.
+- **Empty lists** cannot be written: the importer reads an empty array cell as "no property".
+  Nodes with empty-list properties also get a temporary label per set of such keys
+  (``__KGFix<i>__``); after the import :func:`kg.stores.neo4j.queries.restore_empty_lists` sets
+  those properties to ``[]`` and drops the label, one label scan per set. Relationships with
+  empty lists (none come from the extractors today) are fixed by their ends' ids.
+- **Labels** come from the ``--nodes`` argument per file: ``__KGNode__``, the paperkg label and,
+  for concepts, the kind label (:data:`kg.stores.neo4j.queries.KIND_LABELS`).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from kg.errors import GraphStoreError
+from kg.models import PaperRecord, PropertyValue, UpsertSummary
+from kg.stores.neo4j import queries as q
+from kg.stores.neo4j.store import _Batch, _db_node_properties
+
+ARRAY_DELIMITER = "\x1f"
+ARRAY_DELIMITER_ARG = "U+001F"
+Signature = tuple[tuple[str, str], ...]
+
+
+def value_type(value: PropertyValue, where: str) -> str:
+    """The importer's column type of one property value.
+
+    >>> value_type(3, "x"), value_type(0.5, "x"), value_type(True, "x"), value_type(["a"], "x")
+    ('long', 'double', 'boolean', 'string[]')
+    >>> value_type([], "x")
+    'string[]'
+    """
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "long"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        kinds = {value_type(v, where) for v in value}
+        if len(kinds) > 1:
+            raise GraphStoreError(f"{where}: a list mixes {sorted(kinds)}; Neo4j lists hold one type")
+        return f"{kinds.pop() if kinds else 'string'}[]"
+    raise GraphStoreError(f"{where}: property value {value!r} has no Neo4j type")
+
+
+def cell(value: PropertyValue, where: str) -> str:
+    """The CSV text of one value (arrays joined by :data:`ARRAY_DELIMITER`).
+
+    >>> cell(["a;b", "c"], "x").split(ARRAY_DELIMITER)
+    ['a;b', 'c']
+    >>> cell(False, "x"), cell(1e-05, "x")
+    ('false', '1e-05')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ARRAY_DELIMITER.join(cell(v, where) for v in value)
+    text = repr(value) if isinstance(value, float) else str(value)
+    if ARRAY_DELIMITER in text:
+        raise GraphStoreError(f"{where}: a value contains U+001F, the bulk import's array delimiter")
+    return text
+
+
+def signature(props: dict[str, Any], where: str) -> Signature:
+    """``(key, type)`` pairs of a property map, sorted: rows with one signature share a file."""
+    return tuple(sorted((k, value_type(v, where)) for k, v in props.items()))
+
+
+@dataclass
+class MergedGraph:
+    """Every node, relationship and derived pair of a set of records merged into an empty store."""
+
+    batch: _Batch
+    summary: UpsertSummary
+    papers: int
+
+
+def merge_records(records: Iterable[PaperRecord]) -> MergedGraph:
+    """Merge ``records`` in order with the transactional store's planner, from an empty store."""
+    batch = _Batch()
+    summary = UpsertSummary()
+    for record in records:
+        batch.tracked.add(record.paper.id)
+        batch.apply(record, summary)
+    return MergedGraph(batch=batch, summary=summary, papers=summary.added)
+
+
+@dataclass
+class _Group:
+    """One CSV file being written: its header is fixed by the rows' signature."""
+
+    path: Path
+    handle: TextIO
+    writer: Any  # csv writer (the typeshed type is private)
+    rows: int = 0
+
+
+@dataclass
+class CsvSet:
+    """The files written, as ``neo4j-admin`` arguments, their row counts, and the fix-ups due."""
+
+    node_args: list[str] = field(default_factory=list)
+    rel_args: list[str] = field(default_factory=list)
+    nodes: int = 0
+    relationships: int = 0
+    # temporary label -> the empty-list keys its nodes get back after the import
+    node_fixes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # relationship type -> rows [start id, end id, {key: []}]
+    rel_fixes: dict[str, list[list[Any]]] = field(default_factory=dict)
+
+    def admin_args(self) -> list[str]:
+        return [*self.node_args, *self.rel_args]
+
+
+class _Writer:
+    """Opens one CSV per (labels or type, signature) on first use; closes them all at the end."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.groups: dict[tuple[str, Signature], _Group] = {}
+
+    def group(self, kind: str, name: str, sig: Signature, id_columns: list[str]) -> _Group:
+        key = (name, sig)
+        g = self.groups.get(key)
+        if g is None:
+            path = self.directory / f"{kind}-{len(self.groups):04d}.csv"
+            handle = path.open("w", encoding="utf-8", newline="")
+            writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
+            writer.writerow([*id_columns, *(f"{k}:{t}" for k, t in sig)])
+            g = self.groups[key] = _Group(path, handle, writer)
+        return g
+
+    def close(self) -> None:
+        for g in self.groups.values():
+            g.handle.close()
+
+
+def _node_labels(label: str, props: dict[str, Any], fix: str | None) -> str:
+    names = [q.NODE_LABEL, q.label(label)]
+    extra = q.kind_label(props.get("kind")) if label == "Concept" else None
+    if extra:
+        names.append(extra)
+    if fix:
+        names.append(fix)
+    return ":".join(names)
+
+
+def _split_empty(props: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """``props`` without its empty lists, and their keys (sorted)."""
+    empty = tuple(sorted(k for k, v in props.items() if v == []))
+    if not empty:
+        return props, empty
+    return {k: v for k, v in props.items() if k not in empty}, empty
+
+
+def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
+    """Write ``graph`` (and the store version node) as import CSV files under ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    batch = graph.batch
+    out = CsvSet()
+    nodes = _Writer(directory)
+    fix_labels: dict[tuple[str, ...], str] = {}
+    try:
+        for node_id, label in batch.labels.items():
+            props = _db_node_properties(node_id, label, batch.nodes[node_id])
+            props.pop("id")
+            props, empty = _split_empty(props)
+            fix = None
+            if empty:
+                fix = fix_labels.get(empty)
+                if fix is None:
+                    fix = fix_labels[empty] = q.fix_label(len(fix_labels))
+                    out.node_fixes[fix] = empty
+            where = f"node {node_id}"
+            labels = _node_labels(label, props, fix)
+            g = nodes.group("nodes", labels, signature(props, where), ["id:ID"])
+            g.writer.writerow([node_id, *(cell(props[k], where) for k in sorted(props))])
+            g.rows += 1
+        for (labels, _sig), g in nodes.groups.items():
+            out.node_args.append(f"--nodes={labels}={g.path}")
+            out.nodes += g.rows
+    finally:
+        nodes.close()
+    meta = directory / "meta.csv"
+    with meta.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        writer.writerow(["id:ID(paperkg_meta)", "value:long"])
+        writer.writerow([q.VERSION_ID, str(version)])
+    out.node_args.append(f"--nodes={q.META_LABEL}={meta}")
+
+    rels = _Writer(directory)
+    try:
+        for (start, rtype, end), all_props in batch.rels.items():
+            props, empty = _split_empty(all_props)
+            if empty:
+                out.rel_fixes.setdefault(rtype, []).append([start, end, dict.fromkeys(empty, [])])
+            where = f"relationship {rtype} {start}->{end}"
+            g = rels.group("rels", rtype, signature(props, where), [":START_ID", ":END_ID"])
+            g.writer.writerow([start, end, *(cell(props[k], where) for k in sorted(props))])
+            g.rows += 1
+        pair_sig: Signature = (("papers", "long"),)
+        for (a, rtype, b), n in batch.bumps.items():
+            g = rels.group("rels", rtype, pair_sig, [":START_ID", ":END_ID"])
+            g.writer.writerow([a, b, str(n)])
+            g.rows += 1
+        for (rtype, _sig), g in rels.groups.items():
+            out.rel_args.append(f"--relationships={q.rel_type(rtype)}={g.path}")
+            out.relationships += g.rows
+    finally:
+        rels.close()
+    return out
+
+
+# Options every import uses (see the module docstring for why).
+IMPORT_OPTIONS: tuple[str, ...] = (
+    "--overwrite-destination=true",
+    "--multiline-fields=true",
+    f"--array-delimiter={ARRAY_DELIMITER_ARG}",
+    "--ignore-empty-strings=false",
+    "--id-type=string",
+    "--bad-tolerance=0",
+    "--skip-bad-relationships=false",
+    "--skip-duplicate-nodes=false",
+)
