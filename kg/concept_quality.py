@@ -10,10 +10,11 @@ Definitions (the code below is the definition; the README quotes it):
   ends on something that is not a noun, number or adjective ("agents *lack*"). A phrase the
   paper does not contain verbatim (a canonical name) is not checked.
 * **generic** (phrase): common in abstracts but rarely chosen by authors as a keyword: it
-  occurs in at least :data:`GENERIC_MIN_DF` documents of the static background table and
-  NeurIPS 2023 authors used it as a keyword in fewer than :data:`GENERIC_KEYWORD_RATIO` of
-  those ("graph", "learning", "representation", "language models"), or it is an evaluative
-  phrase ("greater flexibility", "independent interest"; :func:`is_evaluative`).
+  occurs in at least ``GENERIC_MIN_DF`` (100) documents of the static background table and
+  NeurIPS 2023 authors used it as a keyword in fewer than ``GENERIC_KEYWORD_RATIO`` (a
+  quarter) of that many papers ("graph", "learning", "representation", "language models"), or
+  it is an evaluative phrase ("greater flexibility", "independent interest");
+  :func:`extractors.concepts.filler.is_generic_key`.
 * **Concept nodes per paper**: distinct ``Concept`` nodes a store shows for the records,
   i.e. non-provisional ones plus provisional ones carried by at least 2 papers (the promotion
   rule of the record contract), divided by the number of papers.
@@ -32,7 +33,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from extractors.concepts.background import Background
-from extractors.concepts.filler import is_evaluative
+from extractors.concepts.filler import GENERIC_KEYWORD_RATIO, GENERIC_MIN_DF, is_generic_key
 from extractors.concepts.normalize import token_key
 from extractors.concepts.vocabulary import Vocabulary
 from kg.evaluation import EvalPaper, is_present
@@ -51,8 +52,6 @@ __all__ = [
     "nodes_per_paper",
 ]
 
-GENERIC_MIN_DF = 100  # of 8,855 background documents (about 1.1%)
-GENERIC_KEYWORD_RATIO = 0.25
 # The fixed query concepts of the lexical-support figure (canonical vocabulary names).
 QUERY_CONCEPTS: tuple[str, ...] = (
     "contrastive learning",
@@ -79,12 +78,7 @@ def is_generic(phrase: str, background: Background) -> bool:
     (True, False)
     """
     key = tuple(token_key(w) for w in phrase.replace("-", " ").split())
-    if not key:
-        return False
-    if is_evaluative(key):
-        return True
-    df = background.df.get(key, 0)
-    return df >= GENERIC_MIN_DF and background.keywords.get(key, 0) < GENERIC_KEYWORD_RATIO * df
+    return bool(key) and is_generic_key(key, background.df, background.keywords)
 
 
 def _find(doc: Doc, phrase: str) -> Span | None:

@@ -10,7 +10,19 @@ evaluative noun ("interest", "flexibility") qualified only by such words. Keys a
 
 from __future__ import annotations
 
-__all__ = ["EVALUATIVE_HEADS", "EVALUATIVE_MODIFIERS", "is_evaluative"]
+from collections.abc import Mapping
+
+__all__ = [
+    "EVALUATIVE_HEADS",
+    "EVALUATIVE_MODIFIERS",
+    "GENERIC_KEYWORD_RATIO",
+    "GENERIC_MIN_DF",
+    "is_evaluative",
+    "is_generic_key",
+]
+
+GENERIC_MIN_DF = 100  # of the 8,855 background documents (about 1.1%)
+GENERIC_KEYWORD_RATIO = 0.25
 
 EVALUATIVE_MODIFIERS = frozenset(
     """greater great little limited less lesser more much higher lower better worse best worst
@@ -50,3 +62,25 @@ def is_evaluative(key: tuple[str, ...]) -> bool:
     if key[0] in EVALUATIVE_MODIFIERS:
         return True
     return key[-1] in EVALUATIVE_HEADS and all(k in EVALUATIVE_MODIFIERS for k in key[:-1])
+
+
+def is_generic_key(
+    key: tuple[str, ...], df: Mapping[tuple[str, ...], int], keywords: Mapping[tuple[str, ...], int]
+) -> bool:
+    """Common in abstracts, rarely an author keyword: "graph", "learning", "language models".
+
+    At least :data:`GENERIC_MIN_DF` background documents contain the phrase, and NeurIPS 2023
+    authors chose it as a keyword in fewer than :data:`GENERIC_KEYWORD_RATIO` of that many
+    papers (both tables: ``background_df.json``), or it is evaluative (:func:`is_evaluative`).
+    "robustness" (145 documents, 53 keyword uses) and "large language models" (385, 122) are
+    not generic; "representation" (613, 6) and "graph" (458, 15) are.
+
+    >>> is_generic_key(("graph",), {("graph",): 458}, {("graph",): 15})
+    True
+    >>> is_generic_key(("robustness",), {("robustness",): 145}, {("robustness",): 53})
+    False
+    """
+    if is_evaluative(key):
+        return True
+    n = df.get(key, 0)
+    return n >= GENERIC_MIN_DF and keywords.get(key, 0) < GENERIC_KEYWORD_RATIO * n
