@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from spacy.language import Language
+from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc, Span
 
 from extractors.concepts.background import Background
@@ -78,33 +79,34 @@ def is_generic(phrase: str, background: Background) -> bool:
     (True, False)
     """
     key = tuple(token_key(w) for w in phrase.replace("-", " ").split())
+    if len(key) == 1 and key[0].startswith("A:"):
+        return False  # an acronym's keyword counts are on its long form ("LLMs")
     return bool(key) and is_generic_key(key, background.df, background.keywords)
 
 
-def _find(doc: Doc, phrase: str) -> Span | None:
-    """First occurrence of a phrase in a Doc (case-insensitive, token by token), abstract first."""
-    words = [w.lower() for w in phrase.split()]
+def _occurrences(doc: Doc, words: list[str]) -> list[Span]:
+    """Occurrences of a phrase's (lower-cased) tokens in a Doc."""
     n = len(words)
     if not n:
-        return None
+        return []
     lowers = [t.lower_ for t in doc]
-    hits = [i for i in range(len(lowers) - n + 1) if lowers[i : i + n] == words]
-    if not hits:
-        return None
-    # The title is Title Case (the tagger reads it as proper nouns): prefer an abstract occurrence.
-    body = [i for i in hits if doc[i].sent.start > 0]
-    i = (body or hits)[0]
-    return doc[i : i + n]
+    return [doc[i : i + n] for i in range(len(lowers) - n + 1) if lowers[i : i + n] == words]
 
 
-def is_fragment(doc: Doc, phrase: str) -> bool | None:
-    """Whether a phrase is a fragment of a longer noun phrase in a parsed Doc; ``None`` if absent."""
-    span = _find(doc, phrase)
-    if span is None:
-        return None
+def _incomplete(span: Span, known: bool) -> bool:
+    """Whether one occurrence is not a complete noun phrase (see the module docstring).
+
+    A ``known`` term (curated concept or author keyword) may modify a later word ("NLP
+    tasks"): it is a name, not a piece cut out of one.
+    """
+    doc = span.doc
     first, last = span[0], span[-1]
-    if first.pos_ in _BAD_START or last.pos_ not in _GOOD_END:
+    if first.pos_ in _BAD_START and not (first.tag_ in ("VBN", "VBG") and first.dep_ in ("amod", "compound")):
         return True
+    if last.pos_ not in _GOOD_END and last.tag_ != "VBG":  # gerunds head keyphrases ("clustering")
+        return True
+    if known:
+        return False
     # Ends on a modifier of a later word: a prefix cut out of a longer phrase.
     if last.dep_ in _MODIFIER_DEPS and last.head.i >= span.end and last.head.pos_ in ("NOUN", "PROPN"):
         return True
@@ -114,6 +116,19 @@ def is_fragment(doc: Doc, phrase: str) -> bool | None:
         if prev.dep_ in _MODIFIER_DEPS and span.start <= prev.head.i < span.end - 1:
             return True
     return False
+
+
+def is_fragment(doc: Doc, phrase: str, known: bool = False, tokenizer: Tokenizer | None = None) -> bool | None:
+    """Whether a phrase is a fragment in a parsed Doc: no occurrence of it is a complete noun
+    phrase (abstract occurrences only when it has any: the tagger reads a Title Case title as
+    proper nouns). ``None`` when the paper does not contain the phrase verbatim.
+    """
+    words = [t.lower_ for t in tokenizer(phrase)] if tokenizer is not None else phrase.lower().split()
+    spans = _occurrences(doc, words)
+    if not spans:
+        return None
+    body = [s for s in spans if s.sent.start > 0] or spans
+    return all(_incomplete(s, known) for s in body)
 
 
 @dataclass(frozen=True)
@@ -130,15 +145,27 @@ class Rate:
         return 100.0 * self.hits / self.slots if self.slots else 0.0
 
 
-def fragment_rate(nlp: Language, papers: Sequence[EvalPaper], predictions: Sequence[Sequence[str]]) -> Rate:
-    """Fragments among the top-10 phrases (``nlp`` must have a tagger and a parser)."""
+def fragment_rate(
+    nlp: Language,
+    papers: Sequence[EvalPaper],
+    predictions: Sequence[Sequence[str]],
+    background: Background,
+    vocab: Vocabulary,
+) -> Rate:
+    """Fragments among the top-10 phrases (``nlp`` must have a tagger and a parser).
+
+    Known terms are the vocabulary's names and aliases and phrases NeurIPS 2023 authors
+    used as keywords at least twice.
+    """
     texts = [f"{p.title}. {p.abstract}" if p.title else p.abstract for p in papers]
     hits = slots = 0
     examples: list[str] = []
     for doc, phrases in zip(nlp.pipe(texts, batch_size=64), predictions, strict=True):
         for phrase in phrases[:10]:
             slots += 1
-            if is_fragment(doc, phrase):
+            key = tuple(token_key(w) for w in phrase.replace("-", " ").split())
+            known = key in vocab.index or background.keywords.get(key, 0) >= 2
+            if is_fragment(doc, phrase, known, nlp.tokenizer):
                 hits += 1
                 examples.append(phrase)
     return Rate(hits, slots, tuple(examples))

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -335,6 +335,8 @@ def analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: 
 def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: Background) -> Analysis:
     stream = stream_from_doc(doc, background.lexicon, title_end)
     n = len(stream)
+    if title_end:
+        _title_verbs(stream, title_end)
     keys = stream.keys
     index = vocab.index
     by_vocab: dict[str, Candidate] = {}
@@ -519,6 +521,8 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         c.first = spans[0][0]
         c.in_title = starts[c.first] < title_end
         c.score = score_candidate(c, vocab, background)
+        if not (c.defined or c.introduced or c.named) and _generic(c, keys, background):
+            c.score = round(c.score * GENERIC_FACTOR, 4)  # "language models", "classification"
         ranked.append(c)
     # Plain phrases: scored from their spans; only the best become Candidate objects.
     scored: list[tuple[float, int, tuple[str, ...], list[tuple[int, int]]]] = []
@@ -576,6 +580,28 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         unsupported=unsupported,
         matched=frozenset(by_vocab),
     )
+
+
+def _title_verbs(stream: TokenStream, title_end: int) -> None:
+    """A title that opens with a gerund opens with a verb ("Solving Offline RL with ...",
+    "Detecting ChatGPT Imposters"): the gerund is not part of the noun phrase after it. The same
+    after a colon ("GRAPE: Learning ...")."""
+    text, cls, starts = stream.text, stream.cls, stream.starts
+    n = len(text)
+    for i in range(n):
+        if starts[i] >= title_end:
+            break
+        t = text[i]
+        if (
+            (i == 0 or text[i - 1] in (":", "—"))
+            and len(t) > 4
+            and t.endswith("ing")
+            and t[:1].isupper()
+            and i + 1 < n
+            and cls[i + 1] in ("N", "A")
+            and starts[i + 1] < title_end
+        ):
+            cls[i] = "V"
 
 
 def _drop_unsupported(
@@ -721,16 +747,32 @@ def _expanded_name(
     return " ".join(words)
 
 
+def _generic(c: Candidate, keys: Sequence[str], background: Background) -> bool:
+    """A concept named generically in this paper: its name or its first wording is generic
+    (:func:`~extractors.concepts.filler.is_generic_key`); acronyms are judged by their long form."""
+    s, e = c.spans[0]
+    first = tuple(k for k in keys[s:e] if k not in ("(", ")"))
+    for key in (c.key, first):
+        if key and not (len(key) == 1 and key[0].startswith("A:")):
+            if is_generic_key(key, background.df, background.keywords):
+                return True
+    return False
+
+
 def is_filler(key: tuple[str, ...], background: Background) -> bool:
     """A discovered phrase that is no concept: evaluative or generic, a lone word authors never
     choose as a keyword ("buyer", "recipe"), or a one-letter head ("truncated q")."""
-    if len(key[-1]) < 2 or key[-1] in VERB_HEADS:
-        return True
+    if len(key[-1]) < 2 or key[-1] in VERB_HEADS or (key[-1].endswith("ed") and len(key[-1]) > 4):
+        return True  # "truncated q", "agents lack", "LLM-based", "fine-tuned"
+    if not QUANTIFIERS.isdisjoint(key):
+        return True  # "actions several steps"
     if len(key) == 1 and not key[0].startswith("A:") and background.keywords.get(key, 0) < SINGLE_MIN_KEYWORD:
         return True
     return is_generic_key(key, background.df, background.keywords)
 
 
+QUANTIFIERS = frozenset("several many multiple various few numerous each all some any every".split())
+GENERIC_FACTOR = 0.35  # a generic concept stays a MENTIONS but leaves the top of the list
 # A lone word is a keyphrase only if NeurIPS 2023 authors chose it this often.
 SINGLE_MIN_KEYWORD = 2
 # Verbs the word-class lexicon reads as nouns; a phrase never ends on them ("agents lack").
