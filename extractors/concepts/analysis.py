@@ -42,6 +42,7 @@ from extractors.concepts.discovery import (
 )
 from extractors.concepts.filler import is_generic_key
 from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
+from extractors.concepts.ranker import FEATURES, Ranker, features, load_ranker
 from extractors.concepts.normalize import display_singular
 from extractors.concepts.tokens import CAPS, DIGIT, FUNC_FIRST, MARKS, NAME, TokenStream, stream_from_doc
 from extractors.concepts.vocabulary import Vocabulary, match_stream
@@ -159,7 +160,8 @@ class Analysis:
     sentence_texts: dict[int, str] = field(default_factory=dict)  # evidence strings, by sentence
     _finalized: set[int] = field(default_factory=set)
     _salience: dict[int, float] = field(default_factory=dict)
-    _contribution: frozenset[int] | None = None
+    _contribution: frozenset[int] = frozenset()
+    _first_sentence: int | None = None
 
     @property
     def sentences(self) -> list[tuple[int, int]]:
@@ -217,6 +219,19 @@ class Analysis:
         c.spans.sort()
         return c
 
+    def where(self, c: Candidate) -> tuple[bool, bool]:
+        """(in the abstract's first sentence, in a contribution sentence such as "we propose")."""
+        sentences = self.sentences
+        starts = self.sentence_starts
+        if self._first_sentence is None:
+            self._first_sentence = next((k for k, (a, _) in enumerate(sentences) if a >= self.title_end), -1)
+            self._contribution = frozenset(
+                k for k, (a, b) in enumerate(sentences) if _CONTRIBUTION.search(self.text, a, b)
+            )
+        token_starts = self.stream.starts
+        where = {bisect_right(starts, token_starts[s]) - 1 for s, _ in c.spans}
+        return self._first_sentence in where, bool(self._contribution and where & self._contribution)
+
     def salience(self, c: Candidate) -> float:
         """How much the paper is *about* a concept, in [0, 1] (see :data:`SALIENCE_WEIGHTS`).
 
@@ -226,22 +241,12 @@ class Analysis:
         hit = self._salience.get(id(c))
         if hit is not None:
             return hit
-        sentences = self.sentences
-        starts = self.sentence_starts
-        first = next((k for k, (a, _) in enumerate(sentences) if a >= self.title_end), -1)
-        if self._contribution is None:
-            self._contribution = frozenset(
-                k for k, (a, b) in enumerate(sentences) if _CONTRIBUTION.search(self.text, a, b)
-            )
-        where: set[int] = set()
-        token_starts = self.stream.starts
-        for s, _ in c.spans:
-            where.add(bisect_right(starts, token_starts[s]) - 1)
+        in_first, in_contribution = self.where(c)
         w = SALIENCE_WEIGHTS
         value = (
             w["title"] * c.in_title
-            + w["first"] * (first in where)
-            + w["contribution"] * bool(where & self._contribution)
+            + w["first"] * in_first
+            + w["contribution"] * in_contribution
             + w["repeated"] * min(1.0, (c.count - 1) / 3)
             + w["defined"] * (c.defined or c.introduced)
         )
@@ -567,8 +572,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         )
     ranked.sort(key=lambda c: (-c.score, c.first, c.key))
     _demote_duplicates(ranked, stream, text)
-    _introduced_first(ranked, introduced_keys)
-    return Analysis(
+    analysis = Analysis(
         text=text,
         stream=stream,
         candidates=ranked,
@@ -580,6 +584,29 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         unsupported=unsupported,
         matched=frozenset(by_vocab),
     )
+    ranker = load_ranker() if RANKER_ENABLED else None
+    if ranker is not None:
+        _rerank(analysis, ranker, background)
+    _introduced_first(ranked, introduced_keys)
+    return analysis
+
+
+# The learned re-ranker (extractors/data/ranker.json); scripts/train_ranker.py switches it off
+# to collect the features of the hand-set ranking it is trained on.
+RANKER_ENABLED = True
+RANKER_SCALE = 10.0  # MENTIONS.score = 10 x P(author keyword): comparable within a paper
+
+
+def _rerank(analysis: Analysis, ranker: Ranker, background: Background) -> None:
+    """Replace each candidate's hand-set score by the model's (generic ones stay demoted)."""
+    generic = FEATURES.index("generic")
+    for c in analysis.candidates:
+        x = features(analysis, c, background)
+        p = ranker.probability(x)
+        if x[generic] and not (c.defined or c.introduced or c.named):
+            p *= GENERIC_FACTOR
+        c.score = round(RANKER_SCALE * p, 4)
+    analysis.candidates.sort(key=lambda c: (-c.score, c.first, c.key))
 
 
 def _title_verbs(stream: TokenStream, title_end: int) -> None:
