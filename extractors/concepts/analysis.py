@@ -269,20 +269,23 @@ class Analysis:
 
 
 # Salience = weighted evidence of aboutness, capped at 1; ``about`` from ABOUT_THRESHOLD.
-# A title mention alone, or the first sentence plus a contribution sentence, makes a paper
-# about a concept; a single mention in the body does not.
+# The title, the abstract's first sentence, a contribution sentence ("we study X") or four
+# mentions each make a paper about a concept; a single mention elsewhere does not.
 SALIENCE_WEIGHTS: dict[str, float] = {
     "title": 0.4,
-    "first": 0.2,
-    "contribution": 0.2,
-    "repeated": 0.2,  # full weight from 4 mentions
+    "first": 0.25,
+    "contribution": 0.3,
+    "repeated": 0.3,  # full weight from 4 mentions
     "defined": 0.3,  # an acronym definition or an introduced name
 }
-ABOUT_THRESHOLD = 0.4
+ABOUT_THRESHOLD = 0.25
 _CONTRIBUTION = re.compile(
-    r"\b(?:we|this (?:paper|work|study)|our (?:work|paper|method|approach))\b[^.;]{0,60}?\b"
+    r"\b(?:we|this (?:paper|work|study))\b[^.;]{0,60}?\b"
     r"(?:propose|introduce|present|develop|design|show|study|investigate|consider|analy[sz]e|prove|"
-    r"demonstrate|address|tackle|focus|establish|derive|provide|characteri[sz]e)",
+    r"demonstrate|address|tackle|focus|establish|derive|provide|characteri[sz]e|formali[sz]e|formulate|"
+    r"frame|cast|model|revisit|explore|examine|extend|generali[sz]e|leverage)"
+    # A sentence about the paper's own method ("Our method can ...", "This approach exploits ...").
+    r"|\b(?:this|our|the proposed) (?:method|approach|framework|model|algorithm|technique|system)s?\b",
     re.I,
 )
 
@@ -805,7 +808,7 @@ SINGLE_MIN_KEYWORD = 2
 # Verbs the word-class lexicon reads as nouns; a phrase never ends on them ("agents lack").
 VERB_HEADS = frozenset(
     """lack persist exist remain emerge occur hold lead rely allow enable fail outperform suffer
-    struggle require yield""".split()
+    struggle require yield matter""".split()
 )
 
 
