@@ -212,6 +212,21 @@ def _rel(rel_type: RelType, start: str, end: str, properties: Properties) -> Rel
 _set = object.__setattr__
 
 
+ABOUT_TOP_RANK = 7  # a concept outside the paper's best 7 is about it only from its title or a definition
+
+
+def is_about(c: Candidate, salience: float, rank: int) -> bool:
+    """Whether the paper is about a concept, not just mentioning it (``MENTIONS.about``).
+
+    Salience at least ``ABOUT_THRESHOLD`` and, unless the title names it or the paper defines
+    or introduces it, a place among the paper's best :data:`ABOUT_TOP_RANK` concepts: tools a
+    paper uses ("we train the SVM with an imitation learning framework") rank below its topic.
+    """
+    if salience < ABOUT_THRESHOLD:
+        return False
+    return rank < ABOUT_TOP_RANK or c.in_title or c.defined or c.introduced
+
+
 def is_provisional(c: Candidate) -> bool:
     """A discovered phrase that has not earned a node on its own (record contract).
 
@@ -317,7 +332,7 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
         return parts
     vocab = analysis.vocab
     added: set[str] = set()
-    for c in selected_mentions(analysis):
+    for rank, c in enumerate(selected_mentions(analysis)):
         parts.relationships.append(
             _rel(
                 "MENTIONS",
@@ -329,7 +344,7 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
                     "evidence": _evidence(analysis, c),
                     "surface": c.surface,
                     "salience": (salience := analysis.salience(c)),
-                    "about": salience >= ABOUT_THRESHOLD,
+                    "about": is_about(c, salience, rank),
                 },
             )
         )
