@@ -118,7 +118,9 @@ def _incomplete(span: Span, known: bool) -> bool:
     return False
 
 
-def is_fragment(doc: Doc, phrase: str, known: bool = False, tokenizer: Tokenizer | None = None) -> bool | None:
+def is_fragment(
+    doc: Doc, phrase: str, known: bool = False, tokenizer: Tokenizer | None = None
+) -> bool | None:
     """Whether a phrase is a fragment in a parsed Doc: no occurrence of it is a complete noun
     phrase (abstract occurrences only when it has any: the tagger reads a Title Case title as
     proper nouns). ``None`` when the paper does not contain the phrase verbatim.
@@ -204,8 +206,8 @@ def nodes_per_paper(records: Sequence[PaperRecord]) -> tuple[float, float]:
             else:
                 solid.add(n.id)
     visible = solid | {cid for cid, k in provisional_papers.items() if k >= 2}
-    n = max(len(records), 1)
-    return len(visible) / n, len(every) / n
+    papers = max(len(records), 1)
+    return len(visible) / papers, len(every) / papers
 
 
 def _narrower_closure(records: Iterable[PaperRecord]) -> dict[str, set[str]]:
@@ -267,7 +269,9 @@ def lexical_support(
         linked = supported = 0
         for r in records:
             if not any(
-                rel.type == "MENTIONS" and rel.end in targets and (rel.properties.get("about") or not about_only)
+                rel.type == "MENTIONS"
+                and rel.end in targets
+                and (rel.properties.get("about") or not about_only)
                 for rel in r.relationships
             ):
                 continue

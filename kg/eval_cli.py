@@ -81,10 +81,12 @@ def quality_lines(papers: Sequence[EvalPaper], records: Sequence[PaperRecord], n
     linked = sum(s.linked for s in support)
     supported = sum(s.supported for s in support)
     lines = [
-        f"{name}: fragments {frag.percent:.1f}% and generic {generic.percent:.1f}% of {frag.slots} top-10 slots",
+        f"{name}: fragments {frag.percent:.1f}% and generic {generic.percent:.1f}% "
+        f"of {frag.slots} top-10 slots",
         f"  e.g. fragments {list(frag.examples[:8])}",
         f"  e.g. generic {list(generic.examples[:8])}",
-        f"{name}: Concept nodes per paper {visible:.2f} (provisional ones counted once in 2+ papers; all {every:.2f})",
+        f"{name}: Concept nodes per paper {visible:.2f} "
+        f"(provisional ones counted once in 2+ papers; all {every:.2f})",
         f"{name}: lexical support {supported}/{linked} = {supported / linked if linked else 1.0:.3f} over "
         + ", ".join(f"{s.concept} {s.supported}/{s.linked}" for s in support),
     ]
@@ -106,6 +108,6 @@ def run_eval_concepts(path: Path, *, limit: int | None, mode: str, yake: bool, q
     sys.stdout.write(f"{path.name}: {len(papers)} papers with abstract and keywords\n")
     sys.stdout.write(format_table(rows) + "\n")
     if quality:
-        for m, records in kept.items():
-            sys.stdout.write("\n".join(quality_lines(papers, records, f"paperkg-{m}")) + "\n")
+        for mode_name, records in kept.items():
+            sys.stdout.write("\n".join(quality_lines(papers, records, f"paperkg-{mode_name}")) + "\n")
     return 0

@@ -37,7 +37,11 @@ from extractors.text import extraction_text, title_length  # noqa: E402
 from kg.evaluation import EvalPaper, is_present, load_eval_papers  # noqa: E402
 from kg.nlp import load_nlp  # noqa: E402
 
-DEV_FILES = ("iclr2018.jsonl", "colm2024.jsonl", *(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)))
+DEV_FILES = (
+    "iclr2018.jsonl",
+    "colm2024.jsonl",
+    *(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)),
+)
 IS_A_KINDS = {
     ("MODEL", "CONCEPT"),
     ("METHOD", "CONCEPT"),
@@ -94,7 +98,10 @@ def main(argv: list[str] | None = None) -> int:
             support = sum(any(is_present(s, p) for s in surfaces) for p in linked) / len(linked)
             if support < args.min_support:
                 problems += 1
-                print(f"lexical {c.name} -> {parent.name}: {support:.0%} of {len(linked)} papers name the parent")
+                print(
+                    f"lexical {c.name} -> {parent.name}: "
+                    f"{support:.0%} of {len(linked)} papers name the parent"
+                )
     print("\n# acronym aliases defined otherwise in the dev data")
     for c in vocab.concepts.values():
         own = {tuple(k) for k in vocab.surface_keys.get(c.id, [])}

@@ -42,8 +42,8 @@ from extractors.concepts.discovery import (
 )
 from extractors.concepts.filler import is_generic_key
 from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
-from extractors.concepts.ranker import FEATURES, Ranker, features, load_ranker
 from extractors.concepts.normalize import display_singular
+from extractors.concepts.ranker import FEATURES, Ranker, features, load_ranker
 from extractors.concepts.tokens import CAPS, DIGIT, FUNC_FIRST, MARKS, NAME, TokenStream, stream_from_doc
 from extractors.concepts.vocabulary import Vocabulary, match_stream
 from extractors.text import sentence_spans
@@ -59,6 +59,7 @@ _concept_id = lru_cache(maxsize=100_000)(concept_id)
 @lru_cache(maxsize=100_000)
 def _variant_id(name: str) -> str:
     return concept_id(name, variants=True)
+
 
 MAX_SPANS = 6
 PLAIN_KEEP = 22
@@ -554,9 +555,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         part = static.get(key)
         if part is None:
             junk = (
-                is_junk(key)
-                or is_vacuous(key, background.lexicon.word_class)
-                or is_filler(key, background)
+                is_junk(key) or is_vacuous(key, background.lexicon.word_class) or is_filler(key, background)
             )
             part = static[key] = -1.0 if junk else _static_score(key, background)
         first = spans[0][0]

@@ -196,12 +196,7 @@ def sub_phrases(
                 key = tuple(keys[t] for t in idx[a : k + 1])
             if after_noun and key not in inner_ok_or_empty(inner_ok) and not stream.flags[i] & NAMES:
                 continue  # "distillation sampling" cut out of "score distillation sampling"
-            if (
-                k != last
-                and inner_ok is not None
-                and key not in inner_ok
-                and not stream.flags[i] & NAMES
-            ):
+            if k != last and inner_ok is not None and key not in inner_ok and not stream.flags[i] & NAMES:
                 continue
             out.append((i, j + 1, key))
     return out

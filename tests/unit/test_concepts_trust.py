@@ -114,7 +114,9 @@ def test_score_distillation_is_not_knowledge_distillation(fast: Pipeline) -> Non
 
 def test_an_unfamiliar_acronym_needs_its_expansion_or_head_words(fast: Pipeline) -> None:
     prm = concept_id("process reward models")
-    cnn = record(fast, "We train a CNN with a patch-ranking map (PRM) to localise lesions. The PRM is sparse.")
+    cnn = record(
+        fast, "We train a CNN with a patch-ranking map (PRM) to localise lesions. The PRM is sparse."
+    )
     assert not reaches(cnn, prm)
     assert "patch ranking map" in mentions(cnn)
     bare = record(fast, "We rank image patches with a PRM and a CNN backbone.")

@@ -61,7 +61,9 @@ def about(records: list[Any], name: str, about_only: bool = False) -> set[str]:
         str(r.paper.properties["abstract"])
         for r in records
         if any(
-            rel.type == "MENTIONS" and reaches(rel.end, target) and (rel.properties["about"] or not about_only)
+            rel.type == "MENTIONS"
+            and reaches(rel.end, target)
+            and (rel.properties["about"] or not about_only)
             for rel in r.relationships
         )
     }
@@ -100,7 +102,11 @@ def test_nash_papers_include_the_five(seed_records: list[Any]) -> None:
 
 @pytest.mark.parametrize(
     ("name", "phrases"),
-    [("multi-armed bandits", BANDIT_PAPERS), ("equivariance", EQUIVARIANCE_PAPERS), ("Nash equilibrium", NASH_PAPERS)],
+    [
+        ("multi-armed bandits", BANDIT_PAPERS),
+        ("equivariance", EQUIVARIANCE_PAPERS),
+        ("Nash equilibrium", NASH_PAPERS),
+    ],
 )
 def test_seed_papers_are_about_their_concept(seed_records: list[Any], name: str, phrases: set[str]) -> None:
     assert identify(about(seed_records, name, about_only=True), phrases) == phrases
