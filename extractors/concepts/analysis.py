@@ -161,6 +161,7 @@ class Analysis:
     sentence_texts: dict[int, str] = field(default_factory=dict)  # evidence strings, by sentence
     _finalized: set[int] = field(default_factory=set)
     _salience: dict[int, float] = field(default_factory=dict)
+    _where: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     _contribution: dict[int, int] = field(default_factory=dict)  # sentence -> where its cue starts
     _first_sentence: int | None = None
 
@@ -222,6 +223,12 @@ class Analysis:
 
     def where(self, c: Candidate) -> tuple[bool, bool]:
         """(in the abstract's first sentence, in a contribution sentence such as "we propose")."""
+        hit = self._where.get(id(c))
+        if hit is None:
+            hit = self._where[id(c)] = self._locate(c)
+        return hit
+
+    def _locate(self, c: Candidate) -> tuple[bool, bool]:
         sentences = self.sentences
         starts = self.sentence_starts
         if self._first_sentence is None:
@@ -610,18 +617,27 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
 # to collect the features of the hand-set ranking it is trained on.
 RANKER_ENABLED = True
 RANKER_SCALE = 10.0  # MENTIONS.score = 10 x P(author keyword): comparable within a paper
+RERANK_TOP = 30  # candidates re-ranked by the model (the top 10-20 are what is shown)
 
 
 def _rerank(analysis: Analysis, ranker: Ranker, background: Background) -> None:
     """Replace each candidate's hand-set score by the model's (generic ones stay demoted)."""
     generic = FEATURES.index("generic")
-    for c in analysis.candidates:
+    ranked = analysis.candidates
+    head, rest = ranked[:RERANK_TOP], ranked[RERANK_TOP:]
+    for c in head:
         x = features(analysis, c, background)
         p = ranker.probability(x)
         if x[generic] and not (c.defined or c.introduced or c.named):
             p *= GENERIC_FACTOR
         c.score = round(RANKER_SCALE * p, 4)
-    analysis.candidates.sort(key=lambda c: (-c.score, c.first, c.key))
+    if rest and head:
+        # Below the re-ranked ones, in their hand-set order (they only matter as extra MENTIONS).
+        floor = min(c.score for c in head) * 0.99
+        top_rest = max(rest[0].score, 1e-9)
+        for c in rest:
+            c.score = round(floor * c.score / top_rest, 4)
+    ranked.sort(key=lambda c: (-c.score, c.first, c.key))
 
 
 def _title_verbs(stream: TokenStream, title_end: int) -> None:
