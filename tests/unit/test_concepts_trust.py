@@ -225,3 +225,18 @@ def test_spelling_variants_share_one_id() -> None:
     assert concept_id("prompt tuning", variants=True) == concept_id("prompt tunings", variants=True)
     assert concept_id("mixing strategy", variants=True) == concept_id("mixed strategy", variants=True)
     assert concept_id("multi-armed bandits") == "concept:multi-armed-bandits"  # curated ids unchanged
+
+
+def test_shipped_vocabulary_has_only_is_a_links() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "check_vocabulary.py"
+    spec = importlib.util.spec_from_file_location("check_vocabulary", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert not module.is_a_kinds("CLIP", "MODEL", "METHOD")
+    assert not module.is_a_kinds("GSM8K", "DATASET", "TASK")
+    assert module.is_a_kinds("contextual bandits", "CONCEPT", "CONCEPT")
+    assert module.validate(module.DEFAULT_PATH) == 0
