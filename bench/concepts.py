@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/concepts.py [--data-dir ../shared/data] [--repeat 3] [--no-eval] [--no-speed]
+    python bench/concepts.py [--data-dir ../shared/data] [--repeat 3] [--no-eval] [--no-speed] [--no-graph]
 
 Speed: ``Pipeline.build`` (cleaning, ids, spaCy, every default extractor, PaperRecords) on the
 papers of ``iclr2018.jsonl`` + ``colm2024.jsonl`` (``--accurate-papers`` of them for the
@@ -32,14 +32,23 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kg.eval_cli import predictor  # noqa: E402
+from kg.eval_cli import predictor, quality_lines  # noqa: E402
 from kg.evaluation import EvalPaper, format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
-from kg.models import RawPaper  # noqa: E402
+from kg.models import PaperRecord, RawPaper  # noqa: E402
 from kg.nlp import Mode, load_nlp  # noqa: E402
 from kg.pipeline import Pipeline  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-FILES = ("iclr2018.jsonl", "colm2024.jsonl")
+FILES = ("iclr2018.jsonl", "colm2024.jsonl", *(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)))
+# The 10k-paper corpus of the graph figures: every JSONL file plus CoRL 2021-2025.
+GRAPH_FILES = (
+    "iclr2017.jsonl",
+    "iclr2018.jsonl",
+    "colm2024.jsonl",
+    "neurips2023-meta.jsonl",
+    "icml2025-meta.jsonl",
+    *(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)),
+)
 # The generic phrases that must never be among a paper's top 10 concepts.
 JUNK = frozenset(
     """this paper|paper|papers|result|results|approach|approaches|performance|framework|state of the art|
@@ -129,6 +138,33 @@ def junk_audit(name: str, fn: object, papers: list[EvalPaper]) -> int:
     return bad
 
 
+def graph_figures(data_dir: Path) -> list[str]:
+    """Concept nodes per paper and lexical support on the ~10k-paper corpus (fast mode)."""
+    from extractors.concepts.vocabulary import default_vocabulary
+    from kg.concept_quality import lexical_support, nodes_per_paper
+    from kg.readers import read_file
+
+    raws = [p for name in GRAPH_FILES for p in read_file(data_dir / name).papers]
+    nlp = load_nlp(mode="fast")
+    records, _ = Pipeline(nlp=nlp, mode="fast").build(raws)
+    visible, every = nodes_per_paper(records)
+    vocab = default_vocabulary(nlp.tokenizer)
+    lines = [
+        f"graph: {len(records)} papers; Concept nodes per paper {visible:.2f} "
+        f"(provisional ones shown once 2+ papers carry them; all nodes {every:.2f})"
+    ]
+    for about_only in (True, False):
+        support = lexical_support(records, vocab, about_only=about_only)
+        linked = sum(s.linked for s in support)
+        ok = sum(s.supported for s in support)
+        what = "about links" if about_only else "all MENTIONS"
+        lines.append(
+            f"lexical support ({what}, narrower included): {ok}/{linked} = {ok / max(linked, 1):.3f}; "
+            + ", ".join(f"{s.concept} {s.supported}/{s.linked}" for s in support)
+        )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
@@ -136,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--accurate-papers", type=int, default=300, help="papers timed in accurate mode")
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--no-eval", action="store_true")
+    parser.add_argument("--no-graph", action="store_true")
     args = parser.parse_args(argv)
 
     print(f"machine: {machine()}; {pin_one_core()}")
@@ -149,16 +186,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"accurate: {accurate:7.0f} papers/s  (Pipeline.build, {len(sub)} papers)")
         print(f"          spaCy nlp.pipe (tagger + parser) alone: {parse:.0f} papers/s")
     if not args.no_eval:
-        systems = [predictor("fast"), predictor("accurate")]
-        for name in FILES:
-            papers = load_eval_papers(args.data_dir / name)
+        kept: list[PaperRecord] = []
+        systems = [predictor("fast", kept)]
+        sets = {
+            "ICLR 2018": ["iclr2018.jsonl"],
+            "COLM 2024": ["colm2024.jsonl"],
+            "CoRL 2021-2025": [n for n in FILES if "corl" in n],
+        }
+        for label_set, names in sets.items():
+            papers = [p for name in names for p in load_eval_papers(args.data_dir / name)]
             rows = [run_timed(label, fn, papers) for label, fn in systems]
             rows.append(run_timed("yake", yake_predict, papers))
-            print(f"\n{name}: {len(papers)} papers with abstract and keywords")
+            print(f"\n{label_set}: {len(papers)} papers with abstract and keywords")
             print(format_table(rows))
-            for label, fn in systems:
-                junk = junk_audit(f"{label}/{name}", fn, papers)
-                print(f"{label}: {junk} generic phrases in the top 10 of {len(papers)} papers")
+            print("\n".join(quality_lines(papers, kept, "paperkg-fast")))
+    if not args.no_graph:
+        print()
+        print("\n".join(graph_figures(args.data_dir)))
     return 0
 
 

@@ -36,8 +36,13 @@ def record_keyphrases(record: PaperRecord, k: int = TOP_K) -> list[str]:
     return ranked[:k]
 
 
-def predictor(mode: Mode) -> tuple[str, Callable[[Sequence[EvalPaper]], list[list[str]]]]:
-    """A timed predictor for one mode; the spaCy model is loaded before timing starts."""
+def predictor(
+    mode: Mode, keep: list[PaperRecord] | None = None
+) -> tuple[str, Callable[[Sequence[EvalPaper]], list[list[str]]]]:
+    """A timed predictor for one mode; the spaCy model is loaded before timing starts.
+
+    ``keep``, when given, receives the records of the last call (for the quality figures).
+    """
     nlp = load_nlp(mode=mode)
     pipeline = Pipeline(nlp=nlp, mode=mode)
 
@@ -49,22 +54,60 @@ def predictor(mode: Mode) -> tuple[str, Callable[[Sequence[EvalPaper]], list[lis
         records, problems = pipeline.build(raws)
         if problems:
             raise RuntimeError(f"extraction failed on {len(problems)} paper(s): {problems[0]}")
+        if keep is not None:
+            keep[:] = records
         return [record_keyphrases(r) for r in records]
 
     predict(papers=[EvalPaper("warmup", "Warm up", "A warm-up abstract about bandits.", ("x",))])
     return f"paperkg-{mode}", predict
 
 
-def run_eval_concepts(path: Path, *, limit: int | None, mode: str, yake: bool) -> int:
-    """Print the side-by-side table; exit code 0."""
+def quality_lines(papers: Sequence[EvalPaper], records: Sequence[PaperRecord], name: str) -> list[str]:
+    """Fragment and generic rates of the top 10, Concept nodes per paper, lexical support.
+
+    Definitions: :mod:`kg.concept_quality`. The fragment check runs the spaCy parser.
+    """
+    from extractors.concepts.background import load_background
+    from extractors.concepts.vocabulary import default_vocabulary
+    from kg.concept_quality import fragment_rate, generic_rate, lexical_support, nodes_per_paper
+
+    tops = [record_keyphrases(r) for r in records]
+    vocab = default_vocabulary(load_nlp(mode="fast").tokenizer)
+    background = load_background()
+    frag = fragment_rate(load_nlp(mode="accurate"), papers, tops, background, vocab)
+    generic = generic_rate(background, tops)
+    visible, every = nodes_per_paper(records)
+    support = lexical_support(records, vocab)
+    linked = sum(s.linked for s in support)
+    supported = sum(s.supported for s in support)
+    lines = [
+        f"{name}: fragments {frag.percent:.1f}% and generic {generic.percent:.1f}% "
+        f"of {frag.slots} top-10 slots",
+        f"  e.g. fragments {list(frag.examples[:8])}",
+        f"  e.g. generic {list(generic.examples[:8])}",
+        f"{name}: Concept nodes per paper {visible:.2f} "
+        f"(provisional ones counted once in 2+ papers; all {every:.2f})",
+        f"{name}: lexical support {supported}/{linked} = {supported / linked if linked else 1.0:.3f} over "
+        + ", ".join(f"{s.concept} {s.supported}/{s.linked}" for s in support),
+    ]
+    return lines
+
+
+def run_eval_concepts(path: Path, *, limit: int | None, mode: str, yake: bool, quality: bool = True) -> int:
+    """Print the side-by-side table and the quality figures; exit code 0."""
     papers = load_eval_papers(path, limit=limit or None)
     modes: list[Mode] = ["fast", "accurate"] if mode == "both" else [cast(Mode, mode)]
     rows: list[EvalRow] = []
+    kept: dict[str, list[PaperRecord]] = {}
     for m in modes:
-        name, fn = predictor(m)
+        kept[m] = []
+        name, fn = predictor(m, kept[m])
         rows.append(run_timed(name, fn, papers))
     if yake:
         rows.append(run_timed("yake", yake_predict, papers))
     sys.stdout.write(f"{path.name}: {len(papers)} papers with abstract and keywords\n")
     sys.stdout.write(format_table(rows) + "\n")
+    if quality:
+        for mode_name, records in kept.items():
+            sys.stdout.write("\n".join(quality_lines(papers, records, f"paperkg-{mode_name}")) + "\n")
     return 0

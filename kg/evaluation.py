@@ -105,9 +105,36 @@ def _keywords(record: dict[str, Any], where: str) -> tuple[str, ...]:
     value = record.get("keywords")
     if value is None:
         return ()
+    if isinstance(value, str):  # paperlists exports: "task and motion planning;imitation learning"
+        value = value.split(";")
     if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
         raise ValueError(f"{where}: field 'keywords' must be a list of strings")
     return tuple(k.strip() for k in value if k.strip())
+
+
+def _records(path: Path) -> list[tuple[str, Any]]:
+    """``(where, parsed record)`` of a JSONL file, or of a paperlists JSON array (``[{...}, ...]``).
+
+    The paperlists exports (``../shared/data/paperlists/corl/corl2024.json``) are one JSON
+    array; their record ``i`` is reported as ``file:record i`` (1-based).
+    """
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from exc
+        return [(f"{path}:record {i}", r) for i, r in enumerate(data, start=1)]
+    out: list[tuple[str, Any]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            out.append((where, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: malformed JSON: {exc.msg}") from exc
+    return out
 
 
 def load_eval_papers(path: Path, limit: int | None = None) -> list[EvalPaper]:
@@ -122,7 +149,8 @@ def load_eval_papers(path: Path, limit: int | None = None) -> list[EvalPaper]:
 
     Args:
         path: A JSONL file, one JSON object per line (fields ``id``, ``title``,
-            ``abstract``, ``keywords``; others are ignored). Blank lines are ignored.
+            ``abstract``, ``keywords``; others are ignored; blank lines are ignored), or a
+            paperlists JSON array whose ``keywords`` is one ``;``-separated string.
         limit: Keep only the first ``limit`` papers by id; ``None`` keeps all.
 
     Returns:
@@ -137,25 +165,17 @@ def load_eval_papers(path: Path, limit: int | None = None) -> list[EvalPaper]:
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be a positive number of papers or None, got {limit}")
     papers: list[EvalPaper] = []
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: malformed JSON: {exc.msg}") from exc
-            if not isinstance(record, dict):
-                raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
-            paper_id = record.get("id")
-            if not isinstance(paper_id, str) or not paper_id:
-                raise ValueError(f"{where}: missing or non-string 'id'")
-            title = _field(record, "title", where).strip()
-            abstract = _field(record, "abstract", where).strip()
-            keywords = _keywords(record, where)
-            if abstract and keywords:
-                papers.append(EvalPaper(paper_id, title, abstract, keywords))
+    for where, record in _records(path):
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        paper_id = record.get("id")
+        if not isinstance(paper_id, str) or not paper_id:
+            raise ValueError(f"{where}: missing or non-string 'id'")
+        title = _field(record, "title", where).strip()
+        abstract = _field(record, "abstract", where).strip()
+        keywords = _keywords(record, where)
+        if abstract and keywords:
+            papers.append(EvalPaper(paper_id, title, abstract, keywords))
     papers.sort(key=lambda paper: paper.id)
     return papers if limit is None else papers[:limit]
 

@@ -131,6 +131,29 @@ def topic_id(path: list[str]) -> str:
     return "topic:" + "/".join(slug(p) for p in path)
 
 
-def concept_id(name: str) -> str:
-    """Id of a concept from its canonical name."""
-    return "concept:" + slug(name)
+_STEM_SUFFIXES = ("ings", "ing", "ed", "es", "s")
+
+
+def _stem(word: str) -> str:
+    """A crude, dependency-free stem: enough to meet "prompt"/"prompting", "model"/"models"."""
+    for suffix in _STEM_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def concept_id(name: str, variants: bool = False) -> str:
+    """Id of a concept from its canonical name.
+
+    Curated concepts use the name itself. Discovered phrases pass ``variants=True``: words are
+    stemmed first, so spellings that stem alike ("prompt tuning", "prompt-tunings") are one
+    node, the other spellings becoming its aliases (kept by the store's merge).
+
+    >>> concept_id("multi-armed bandits")
+    'concept:multi-armed-bandits'
+    >>> concept_id("prompt tuning", variants=True) == concept_id("Prompt-Tunings", variants=True)
+    True
+    """
+    if not variants:
+        return "concept:" + slug(name)
+    return "concept:" + "-".join(_stem(w) for w in slug(name).split("-"))

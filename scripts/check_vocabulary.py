@@ -8,8 +8,9 @@ Checks (any failure makes the script exit with status 1):
 * concept names are unique, also after normalisation;
 * every alias (and name) maps to exactly one concept after normalisation
   (lowercase, hyphens/whitespace collapsed, simple and irregular plural stripping);
-* every ``broader`` target is the name of a concept in the file, and the ``broader``
-  relation has no cycles (it must be a DAG).
+* every ``broader`` target is the name of a concept in the file, the link can be is-a by
+  the two kinds (:func:`is_a_kinds`: BROADER never means uses-a or related-to), and the
+  ``broader`` relation has no cycles (it must be a DAG).
 
 Soft checks are reported as warnings (errors with ``--strict``): very short aliases that
 are not on the allow-list of well-known acronyms, and generic words ("model",
@@ -249,6 +250,7 @@ def check_soft_rules(concepts: list[dict[str, Any]], report: Report) -> None:
 def check_broader(concepts: list[dict[str, Any]], report: Report) -> dict[str, list[str]]:
     """Every broader target exists and is not the concept itself; return the edge map."""
     names = {c["name"] for c in concepts}
+    kinds = {c["name"]: c["kind"] for c in concepts}
     edges: dict[str, list[str]] = {}
     for concept in concepts:
         name = concept["name"]
@@ -259,9 +261,31 @@ def check_broader(concepts: list[dict[str, Any]], report: Report) -> dict[str, l
             elif target not in names:
                 report.error(f"{name!r}: broader target {target!r} is not a concept name")
             else:
+                if not is_a_kinds(name, concept["kind"], kinds[target]):
+                    report.error(
+                        f"{name!r} ({concept['kind']}) -> {target!r} ({kinds[target]}): "
+                        "BROADER is is-a only (a dataset is not a task, a named model not a method)"
+                    )
                 targets.append(target)
         edges[name] = targets
     return edges
+
+
+def is_a_kinds(name: str, kind: str, parent_kind: str) -> bool:
+    """Whether a ``kind -> parent_kind`` link can be is-a.
+
+    Same kind; or under a CONCEPT (a field or paradigm) for a concept, method, task or a class
+    of models ("autoencoders"), but not for a named model ("CLIP"), a dataset or a metric.
+
+    >>> is_a_kinds("CLIP", "MODEL", "METHOD"), is_a_kinds("autoencoders", "MODEL", "CONCEPT")
+    (False, True)
+    """
+    if kind == parent_kind:
+        return True
+    if parent_kind != "CONCEPT":
+        return False
+    named = any(ch.isdigit() or ch.isupper() for ch in name)
+    return kind in ("CONCEPT", "METHOD", "TASK") or (kind == "MODEL" and not named)
 
 
 def find_cycle(edges: dict[str, list[str]]) -> list[str] | None:

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -39,8 +40,10 @@ from extractors.concepts.discovery import (
     find_introduced,
     find_named_entities,
 )
+from extractors.concepts.filler import is_generic_key
 from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
 from extractors.concepts.normalize import display_singular
+from extractors.concepts.ranker import FEATURES, Ranker, features, load_ranker
 from extractors.concepts.tokens import CAPS, DIGIT, FUNC_FIRST, MARKS, NAME, TokenStream, stream_from_doc
 from extractors.concepts.vocabulary import Vocabulary, match_stream
 from extractors.text import sentence_spans
@@ -51,6 +54,13 @@ __all__ = ["Analysis", "Candidate", "analyse", "kind_for_head", "score_candidate
 
 CACHE_KEY = "paperkg.concepts.analysis"
 _concept_id = lru_cache(maxsize=100_000)(concept_id)
+
+
+@lru_cache(maxsize=100_000)
+def _variant_id(name: str) -> str:
+    return concept_id(name, variants=True)
+
+
 MAX_SPANS = 6
 PLAIN_KEEP = 22
 SURFACE_TOP = 24  # candidates checked for near-duplicate wording (the top list is 10-20)
@@ -144,10 +154,16 @@ class Analysis:
     introduced_keys: list[tuple[str, ...]]
     title_end: int
     vocab: Vocabulary
+    unsupported: frozenset[str] = frozenset()  # vocabulary ids matched only by unsupported aliases
+    matched: frozenset[str] = frozenset()  # vocabulary ids the paper mentions (with support)
     _sentences: list[tuple[int, int]] | None = None
     _sentence_starts: list[int] = field(default_factory=list)
     sentence_texts: dict[int, str] = field(default_factory=dict)  # evidence strings, by sentence
     _finalized: set[int] = field(default_factory=set)
+    _salience: dict[int, float] = field(default_factory=dict)
+    _where: dict[int, tuple[bool, bool]] = field(default_factory=dict)
+    _contribution: dict[int, int] = field(default_factory=dict)  # sentence -> where its cue starts
+    _first_sentence: int | None = None
 
     @property
     def sentences(self) -> list[tuple[int, int]]:
@@ -181,6 +197,9 @@ class Analysis:
             c.name = display_name(self.stream, s, e)
         c.id = _concept_id(c.name)
         curated = self.vocab.concepts.get(c.id)
+        if curated is None:
+            c.id = _variant_id(c.name)  # spellings that stem alike share one node
+            curated = self.vocab.concepts.get(c.id)
         if curated is not None:  # a discovered spelling of a curated concept
             c.source, c.vocab_id, c.name, c.kind = "vocabulary", curated.id, curated.name, curated.kind
             c.aliases = list(curated.aliases)
@@ -190,11 +209,67 @@ class Analysis:
             index = self.vocab.index
             for cut in range(1, len(c.key)):
                 head = index.get(c.key[cut:])
+                if (
+                    head is not None
+                    and head not in self.matched
+                    and (head in self.unsupported or c.key[cut:] in self.vocab.ambiguous.get(head, ()))
+                ):
+                    break  # "score distillation" is not a kind of knowledge distillation
                 if head is not None:
                     c.broader.append(head)
                     break
         c.spans.sort()
         return c
+
+    def where(self, c: Candidate) -> tuple[bool, bool]:
+        """(in the abstract's first sentence, in a contribution sentence such as "we propose")."""
+        hit = self._where.get(id(c))
+        if hit is None:
+            hit = self._where[id(c)] = self._locate(c)
+        return hit
+
+    def _locate(self, c: Candidate) -> tuple[bool, bool]:
+        sentences = self.sentences
+        starts = self.sentence_starts
+        if self._first_sentence is None:
+            self._first_sentence = next((k for k, (a, _) in enumerate(sentences) if a >= self.title_end), -1)
+            for k, (a, b) in enumerate(sentences):
+                m = _CONTRIBUTION.search(self.text, a, b)
+                if m is not None:
+                    self._contribution[k] = m.end()
+        token_starts = self.stream.starts
+        first = contribution = False
+        for s, _ in c.spans:
+            start = token_starts[s]
+            k = bisect_right(starts, start) - 1
+            if k == self._first_sentence and start - sentences[k][0] <= OPENING_CHARS:
+                return True, True  # the abstract opens with it: its subject ("E(3)-equivariant networks ...")
+            first = first or k == self._first_sentence
+            # After the cue: the object of "we propose", not the motivation before "we".
+            after = self._contribution.get(k)
+            contribution = contribution or (after is not None and start >= after)
+        return first, contribution
+
+    def salience(self, c: Candidate) -> float:
+        """How much the paper is *about* a concept, in [0, 1] (see :data:`SALIENCE_WEIGHTS`).
+
+        From where it occurs (title, the abstract's first sentence, a contribution sentence
+        such as "we propose ..."), how often, and whether the paper defines or introduces it.
+        """
+        hit = self._salience.get(id(c))
+        if hit is not None:
+            return hit
+        in_first, in_contribution = self.where(c)
+        w = SALIENCE_WEIGHTS
+        value = (
+            w["title"] * c.in_title
+            + w["first"] * in_first
+            + w["contribution"] * in_contribution
+            + w["repeated"] * min(1.0, (c.count - 1) / 3)
+            + w["defined"] * (c.defined or c.introduced)
+        )
+        hit = self._salience[id(c)] = round(min(1.0, value), 3)
+        return hit
 
     def top(self, k: int | None = None) -> list[Candidate]:
         """The best ``k`` candidates, finalized, one per concept id."""
@@ -209,6 +284,31 @@ class Analysis:
             if k is not None and len(out) >= k:
                 break
         return out
+
+
+# Salience = weighted evidence of aboutness, capped at 1; ``about`` from ABOUT_THRESHOLD.
+# The title, a definition, or four mentions each make a paper about a concept; so do a
+# contribution sentence ("we study X") or the first sentence together with one more signal.
+# A single mention elsewhere does not. Tuned on the hand-labelled links of
+# bench/labels/concept_links.jsonl (about / passing / wrong).
+SALIENCE_WEIGHTS: dict[str, float] = {
+    "title": 0.4,
+    "first": 0.15,  # often background ("GNNs are widely adopted ..."): not enough alone
+    "contribution": 0.3,  # after the cue of a contribution sentence ("we propose X")
+    "repeated": 0.3,  # full weight from 4 mentions
+    "defined": 0.3,  # an acronym definition or an introduced name
+}
+ABOUT_THRESHOLD = 0.3
+OPENING_CHARS = 4  # a concept this close to the abstract's start opens it (a math prefix allowed)
+_CONTRIBUTION = re.compile(
+    r"\b(?:we|this (?:paper|work|study))\b[^.;]{0,60}?\b"
+    r"(?:propose|introduce|present|develop|design|show|study|investigate|consider|analy[sz]e|prove|"
+    r"demonstrate|address|tackle|focus|establish|derive|provide|characteri[sz]e|formali[sz]e|formulate|"
+    r"frame|cast|model|revisit|explore|examine|extend|generali[sz]e|leverage)"
+    # A sentence about the paper's own method ("Our method can ...", "This approach exploits ...").
+    r"|\b(?:this|our|the proposed) (?:method|approach|framework|model|algorithm|technique|system)s?\b",
+    re.I,
+)
 
 
 # Words written with a hyphen before the next word in a canonical name ("multi-armed",
@@ -264,6 +364,8 @@ def analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: 
 def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: Background) -> Analysis:
     stream = stream_from_doc(doc, background.lexicon, title_end)
     n = len(stream)
+    if title_end:
+        _title_verbs(stream, title_end)
     keys = stream.keys
     index = vocab.index
     by_vocab: dict[str, Candidate] = {}
@@ -300,7 +402,11 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     expansion: dict[str, tuple[tuple[str, ...], str]] = {}
     for a in acronyms:
         long_key = tuple(keys[a.long_start : a.long_end])
-        cid = index.get(long_key) or index.get((a.key,))
+        cid = index.get(long_key)
+        if cid is None:
+            cid = index.get((a.key,))
+            if cid is not None and (a.key,) in vocab.ambiguous.get(cid, ()):
+                cid = None  # "patch-ranking map (PRM)" defines another PRM than the vocabulary's
         if cid is not None:
             cand = vocab_candidate(cid)
         elif a.introduced_by_paren:
@@ -336,6 +442,8 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
             c.top_level += 1
     for s, e, cid in nested:
         vocab_candidate(cid).add(s, e)
+    # Ambiguous aliases ("distillation", "PRM") count only with support in the same paper.
+    unsupported = _drop_unsupported(stream, vocab, by_vocab, plain) if vocab.ambiguous else frozenset()
     # Uses of a discovered acronym elsewhere in the text.
     if expansion:
         glued = stream.glued
@@ -349,7 +457,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         chunks = chunks_parsed(doc, stream, frozen_skip)
     else:
         chunks = chunks_fast(stream, frozen_skip)
-    collect_plain(stream, chunks, index, plain, background.inner_ok, frozen_skip)
+    collect_plain(stream, chunks, index, plain, background.inner_ok, frozen_skip, background.units)
     if expansion:
         # Phrases with a defined acronym inside count under their spelt-out form.
         for key in [k for k in plain if not expansion.keys().isdisjoint(k)]:
@@ -442,6 +550,8 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         c.first = spans[0][0]
         c.in_title = starts[c.first] < title_end
         c.score = score_candidate(c, vocab, background)
+        if not (c.defined or c.introduced or c.named) and _generic(c, keys, background):
+            c.score = round(c.score * GENERIC_FACTOR, 4)  # "language models", "classification"
         ranked.append(c)
     # Plain phrases: scored from their spans; only the best become Candidate objects.
     scored: list[tuple[float, int, tuple[str, ...], list[tuple[int, int]]]] = []
@@ -451,7 +561,9 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     for key, spans in plain.items():
         part = static.get(key)
         if part is None:
-            junk = is_junk(key) or is_vacuous(key, background.lexicon.word_class)
+            junk = (
+                is_junk(key) or is_vacuous(key, background.lexicon.word_class) or is_filler(key, background)
+            )
             part = static[key] = -1.0 if junk else _static_score(key, background)
         first = spans[0][0]
         in_title = starts[first] < title_end
@@ -482,7 +594,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         )
     ranked.sort(key=lambda c: (-c.score, c.first, c.key))
     _demote_duplicates(ranked, stream, text)
-    return Analysis(
+    analysis = Analysis(
         text=text,
         stream=stream,
         candidates=ranked,
@@ -491,7 +603,100 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         introduced_keys=introduced_keys,
         title_end=title_end,
         vocab=vocab,
+        unsupported=unsupported,
+        matched=frozenset(by_vocab),
     )
+    ranker = load_ranker() if RANKER_ENABLED else None
+    if ranker is not None:
+        _rerank(analysis, ranker, background)
+    _introduced_first(ranked, introduced_keys)
+    return analysis
+
+
+# The learned re-ranker (extractors/data/ranker.json); scripts/train_ranker.py switches it off
+# to collect the features of the hand-set ranking it is trained on.
+RANKER_ENABLED = True
+RANKER_SCALE = 10.0  # MENTIONS.score = 10 x P(author keyword): comparable within a paper
+RERANK_TOP = 30  # candidates re-ranked by the model (the top 10-20 are what is shown)
+
+
+def _rerank(analysis: Analysis, ranker: Ranker, background: Background) -> None:
+    """Replace each candidate's hand-set score by the model's (generic ones stay demoted)."""
+    generic = FEATURES.index("generic")
+    ranked = analysis.candidates
+    head, rest = ranked[:RERANK_TOP], ranked[RERANK_TOP:]
+    for c in head:
+        x = features(analysis, c, background)
+        p = ranker.probability(x)
+        if x[generic] and not (c.defined or c.introduced or c.named):
+            p *= GENERIC_FACTOR
+        c.score = round(RANKER_SCALE * p, 4)
+    if rest and head:
+        # Below the re-ranked ones, in their hand-set order (they only matter as extra MENTIONS).
+        floor = min(c.score for c in head) * 0.99
+        top_rest = max(rest[0].score, 1e-9)
+        for c in rest:
+            c.score = round(floor * c.score / top_rest, 4)
+    ranked.sort(key=lambda c: (-c.score, c.first, c.key))
+
+
+def _title_verbs(stream: TokenStream, title_end: int) -> None:
+    """A title that opens with a gerund opens with a verb ("Solving Offline RL with ...",
+    "Detecting ChatGPT Imposters"): the gerund is not part of the noun phrase after it. The same
+    after a colon ("GRAPE: Learning ...")."""
+    text, cls, starts = stream.text, stream.cls, stream.starts
+    n = len(text)
+    for i in range(n):
+        if starts[i] >= title_end:
+            break
+        t = text[i]
+        if (
+            (i == 0 or text[i - 1] in (":", "—"))
+            and len(t) > 4
+            and t.endswith("ing")
+            and t[:1].isupper()
+            and i + 1 < n
+            and cls[i + 1] in ("N", "A")
+            and starts[i + 1] < title_end
+        ):
+            cls[i] = "V"
+
+
+def _drop_unsupported(
+    stream: TokenStream,
+    vocab: Vocabulary,
+    by_vocab: dict[str, Candidate],
+    plain: dict[tuple[str, ...], list[tuple[int, int]]],
+) -> frozenset[str]:
+    """Remove vocabulary matches made only through ambiguous aliases without support.
+
+    Support: the concept's name or an unambiguous alias matched elsewhere in the paper (the
+    candidate then has such a span), or, for an acronym, every content word of the name in the
+    text ("PRM" next to "process" and "reward"). An unsupported match falls back to a plain
+    phrase of the paper ("distillation" in a score-distillation paper is just "distillation").
+    Returns the ids removed.
+    """
+    keys = stream.keys
+    present: frozenset[str] | None = None
+    removed: set[str] = set()
+    for cid, c in list(by_vocab.items()):
+        amb = vocab.ambiguous.get(cid)
+        if amb is None or c.defined:
+            continue
+        matched = [tuple(keys[s:e]) for s, e in c.spans]
+        if any(k not in amb for k in matched):
+            continue
+        if all(len(k) == 1 and k[0].startswith("A:") for k in matched):
+            if present is None:
+                present = frozenset(keys)
+            words = vocab.context_words.get(cid, frozenset())
+            if words and words <= present:
+                continue
+        del by_vocab[cid]
+        removed.add(cid)
+        for (s, e), k in zip(c.spans, matched, strict=True):
+            plain.setdefault(k, []).append((s, e))
+    return frozenset(removed)
 
 
 @lru_cache(maxsize=100_000)
@@ -535,6 +740,20 @@ def _demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str) 
 
 
 _WORD = re.compile(r"[^\W_]+")
+
+
+def _introduced_first(ranked: list[Candidate], introduced_keys: list[tuple[str, ...]]) -> None:
+    """What the paper introduces ranks at its top: above the best score, in order of appearance."""
+    if not ranked or not introduced_keys:
+        return
+    order = {k: n for n, k in enumerate(introduced_keys)}
+    mine = [c for c in ranked if c.introduced and c.source == "discovered" and c.key in order]
+    if not mine:
+        return
+    top = max(c.score for c in ranked)
+    for c in mine:
+        c.score = round(top * INTRODUCED_TOP + 0.001 * (len(order) - order[c.key]), 4)
+    ranked.sort(key=lambda c: (-c.score, c.first, c.key))
 
 
 def _add_expanded(
@@ -586,6 +805,41 @@ def _expanded_name(
     return " ".join(words)
 
 
+def _generic(c: Candidate, keys: Sequence[str], background: Background) -> bool:
+    """A concept named generically in this paper: its name or its first wording is generic
+    (:func:`~extractors.concepts.filler.is_generic_key`); acronyms are judged by their long form."""
+    s, e = c.spans[0]
+    first = tuple(k for k in keys[s:e] if k not in ("(", ")"))
+    for key in (c.key, first):
+        if key and not (len(key) == 1 and key[0].startswith("A:")):
+            if is_generic_key(key, background.df, background.keywords):
+                return True
+    return False
+
+
+def is_filler(key: tuple[str, ...], background: Background) -> bool:
+    """A discovered phrase that is no concept: evaluative or generic, a lone word authors never
+    choose as a keyword ("buyer", "recipe"), or a one-letter head ("truncated q")."""
+    if len(key[-1]) < 2 or key[-1] in VERB_HEADS or (key[-1].endswith("ed") and len(key[-1]) > 4):
+        return True  # "truncated q", "agents lack", "LLM-based", "fine-tuned"
+    if not QUANTIFIERS.isdisjoint(key):
+        return True  # "actions several steps"
+    if len(key) == 1 and not key[0].startswith("A:") and background.keywords.get(key, 0) < SINGLE_MIN_KEYWORD:
+        return True
+    return is_generic_key(key, background.df, background.keywords)
+
+
+QUANTIFIERS = frozenset("several many multiple various few numerous each all some any every".split())
+GENERIC_FACTOR = 0.35  # a generic concept stays a MENTIONS but leaves the top of the list
+# A lone word is a keyphrase only if NeurIPS 2023 authors chose it this often.
+SINGLE_MIN_KEYWORD = 2
+# Verbs the word-class lexicon reads as nouns; a phrase never ends on them ("agents lack").
+VERB_HEADS = frozenset(
+    """lack persist exist remain emerge occur hold lead rely allow enable fail outperform suffer
+    struggle require yield matter""".split()
+)
+
+
 def score_candidate(c: Candidate, vocab: Vocabulary, background: Background) -> float:
     """Rank score of one concept in one paper (comparable within a paper); see :func:`_static_score`."""
     prior = 1.0
@@ -624,6 +878,7 @@ INTRODUCED_BOOST = 1.3
 NAMED_BOOST = 1.2
 DATASET_FACTOR = 0.7  # datasets are rarely what a paper is "about"
 DUPLICATE_FACTOR = 0.5  # a near-duplicate of a better-ranked concept's wording
+INTRODUCED_TOP = 1.05  # an introduced name scores 5% above the paper's best other concept
 USED_ARTIFACT_FACTOR = 0.4  # a named model or dataset outside the title: used, rarely the topic
 
 

@@ -34,6 +34,11 @@ FUNCTION_WORDS = frozenset(
 )
 ADJECTIVE_MIN_USES = 5  # an adjective is a keyphrase on its own from this many keyword uses
 INNER_MIN_SINGLE = 5  # a single word inside a longer phrase must be this common an author keyword
+# A prefix of a longer noun phrase ("reinforcement learning" in "reinforcement learning agents")
+# must be an author keyword this often; otherwise it is a fragment ("benchmarking large language").
+INNER_MIN_PHRASE = 2
+UNIT_MIN_DF = 3
+UNIT_SHARE = 0.5
 DEFAULT_BACKGROUND = Path(__file__).resolve().parent.parent / "data" / "background_df.json"
 
 
@@ -50,8 +55,11 @@ class Background:
     function_phrases: frozenset[tuple[str, ...]] = frozenset()
     function_firsts: frozenset[str] = frozenset()
     function_max_len: int = 0
-    # Single words allowed as a keyphrase inside a longer noun phrase (see candidates.sub_phrases).
+    # Phrases allowed as a keyphrase that ends inside a longer noun phrase (see candidates.sub_phrases).
     inner_ok: frozenset[tuple[str, ...]] = frozenset()
+    # Word pairs that are one unit ("Monte Carlo"): the second word rarely occurs without the
+    # first, so a phrase may not start between them ("carlo sampling" is a fragment).
+    units: frozenset[tuple[str, str]] = frozenset()
     # Adjectives that are author keywords on their own ("multimodal", "Bayesian").
     adjective_keywords: frozenset[str] = frozenset()
     # Per-phrase part of the concept score (or -1.0 for junk), filled lazily by the analysis.
@@ -95,7 +103,14 @@ def load_background(path: Path = DEFAULT_BACKGROUND) -> Background:
         function_phrases=function,
         function_firsts=frozenset(k[0] for k in function),
         function_max_len=max((len(k) for k in function), default=0),
-        inner_ok=frozenset(k for k, v in keywords.items() if len(k) == 1 and v >= INNER_MIN_SINGLE),
+        inner_ok=frozenset(
+            k for k, v in keywords.items() if v >= (INNER_MIN_SINGLE if len(k) == 1 else INNER_MIN_PHRASE)
+        ),
+        units=frozenset(
+            (k[0], k[1])
+            for k, v in df_table.items()
+            if len(k) == 2 and v >= UNIT_MIN_DF and v >= UNIT_SHARE * df_table.get((k[1],), v)
+        ),
         adjective_keywords=frozenset(
             k[0]
             for k, v in keywords.items()

@@ -152,12 +152,15 @@ def sub_phrases(
     chunk: tuple[int, int],
     skip: frozenset[int] = frozenset(),
     inner_ok: frozenset[tuple[str, ...]] | None = None,
+    units: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[tuple[int, int, tuple[str, ...]]]:
     """Candidate spans ``(start, end, key)`` inside one chunk (``skip`` tokens left out of keys).
 
-    A single word that is not the chunk's head must be a known keyphrase (``inner_ok``; all
+    A phrase that ends before the chunk's head must be a known keyphrase (``inner_ok``; all
     are allowed when it is ``None``): "attention" inside "attention heads" is a concept,
-    "language" inside "language models" is not.
+    "language" inside "language models" and "large language" inside "large language models"
+    are fragments. A phrase may not start between the two words of a unit (``units``:
+    "Monte Carlo"), so "carlo sampling" is not offered.
     """
     s, e = chunk
     keys = stream.keys
@@ -178,6 +181,9 @@ def sub_phrases(
         i = idx[a]
         if cls[i] not in STARTS or weak_start(stream, i, e):
             continue
+        if a and (keys[idx[a - 1]], keys[i]) in units:
+            continue
+        after_noun = bool(a) and cls[idx[a - 1]] == "N" and inner_ok is not None
         for k in ends:
             if k < a:
                 continue
@@ -188,16 +194,17 @@ def sub_phrases(
                 key = tuple(keys[i : j + 1])
             else:
                 key = tuple(keys[t] for t in idx[a : k + 1])
-            if (
-                k != last
-                and k == a
-                and inner_ok is not None
-                and key not in inner_ok
-                and not stream.flags[i] & NAMES
-            ):
+            if after_noun and key not in inner_ok_or_empty(inner_ok) and not stream.flags[i] & NAMES:
+                continue  # "distillation sampling" cut out of "score distillation sampling"
+            if k != last and inner_ok is not None and key not in inner_ok and not stream.flags[i] & NAMES:
                 continue
             out.append((i, j + 1, key))
     return out
+
+
+def inner_ok_or_empty(inner_ok: frozenset[tuple[str, ...]] | None) -> frozenset[tuple[str, ...]]:
+    """``inner_ok``, or the empty set when every phrase is allowed."""
+    return inner_ok if inner_ok is not None else frozenset()
 
 
 def collect_plain(
@@ -207,6 +214,7 @@ def collect_plain(
     plain: dict[tuple[str, ...], list[tuple[int, int]]],
     inner_ok: frozenset[tuple[str, ...]],
     skip: frozenset[int] = frozenset(),
+    units: frozenset[tuple[str, str]] = frozenset(),
 ) -> None:
     """:func:`sub_phrases` of every chunk into ``plain`` (key -> spans), skipping vocabulary keys.
 
@@ -231,7 +239,7 @@ def collect_plain(
                     spans.append((cs, ce))
             continue
         if skip and not skip.isdisjoint(range(cs, ce)):
-            for s, e, key in sub_phrases(stream, (cs, ce), skip, inner_ok):
+            for s, e, key in sub_phrases(stream, (cs, ce), skip, inner_ok, units):
                 if key not in index:
                     plain.setdefault(key, []).append((s, e))
             continue
@@ -245,13 +253,18 @@ def collect_plain(
                     continue
             elif keys[i] in weak:
                 continue
+            if i > cs and (keys[i - 1], keys[i]) in units:
+                continue
+            after_noun = i > cs and cls[i - 1] == "N" and not flags[i] & NAMES
             for j in ends:
                 if j < i:
                     continue
                 if j - i >= MAX_PHRASE_TOKENS:
                     break
                 key = tuple(keys[i : j + 1])
-                if key in index or (j != head and j == i and key not in inner_ok and not flags[i] & NAMES):
+                if key in index or (
+                    (j != head or after_noun) and key not in inner_ok and not flags[i] & NAMES
+                ):
                     continue
                 spans = get(key)
                 if spans is None:

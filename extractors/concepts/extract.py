@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc
 
-from extractors.concepts.analysis import CACHE_KEY, Analysis, Candidate, analyse
+from extractors.concepts.analysis import ABOUT_THRESHOLD, CACHE_KEY, Analysis, Candidate, analyse
 from extractors.concepts.background import Background, load_background
 from extractors.concepts.vocabulary import SKIP_TOKENS, Vocabulary, token_key
 from extractors.registry import ExtractInput, Parts, register
@@ -212,9 +212,37 @@ def _rel(rel_type: RelType, start: str, end: str, properties: Properties) -> Rel
 _set = object.__setattr__
 
 
+ABOUT_TOP_RANK = 7  # a concept outside the paper's best 7 is about it only from its title or a definition
+
+
+def is_about(c: Candidate, salience: float, rank: int) -> bool:
+    """Whether the paper is about a concept, not just mentioning it (``MENTIONS.about``).
+
+    Salience at least ``ABOUT_THRESHOLD`` and, unless the title names it or the paper defines
+    or introduces it, a place among the paper's best :data:`ABOUT_TOP_RANK` concepts: tools a
+    paper uses ("we train the SVM with an imitation learning framework") rank below its topic.
+    """
+    if salience < ABOUT_THRESHOLD:
+        return False
+    return rank < ABOUT_TOP_RANK or c.in_title or c.defined or c.introduced
+
+
+def is_provisional(c: Candidate) -> bool:
+    """A discovered phrase that has not earned a node on its own (record contract).
+
+    Not an acronym definition, not introduced by the paper, not a named model or dataset, not
+    in the vocabulary: stores keep it as a keyphrase of the paper and show it as a Concept
+    node only once at least 2 papers carry the same concept id.
+    """
+    return c.source == "discovered" and not (c.defined or c.introduced or c.named)
+
+
 def concept_node(c: Candidate) -> Node:
-    """The ``Concept`` node of an analysed (finalized) concept."""
-    return _node(c.id, {"name": c.name, "kind": c.kind, "aliases": list(c.aliases), "source": c.source})
+    """The ``Concept`` node of an analysed (finalized) concept (``provisional: true`` if so)."""
+    props: Properties = {"name": c.name, "kind": c.kind, "aliases": list(c.aliases), "source": c.source}
+    if is_provisional(c):
+        props["provisional"] = True
+    return _node(c.id, props)
 
 
 def _vocab_graph(vocab: Vocabulary, cid: str) -> tuple[Node, list[Relationship]]:
@@ -284,7 +312,14 @@ def selected_mentions(analysis: Analysis) -> list[Candidate]:
 
 @register("kg.concepts.v2")
 def extract_concepts_v2(x: ExtractInput) -> Parts:
-    """Vocabulary and discovered concepts with scored ``MENTIONS {count, score, evidence}``.
+    """Vocabulary and discovered concepts with scored ``MENTIONS``.
+
+    Record contract: ``MENTIONS {count, score, evidence, surface, salience, about}``, where
+    ``surface`` is the paper's own wording ("LLMs" next to the canonical "large language
+    models"), ``salience`` in [0, 1] comes from where and how often the concept occurs
+    (:meth:`Analysis.salience`) and ``about`` is ``salience >= ABOUT_THRESHOLD`` (the paper is
+    about the concept, not a passing mention). Discovered phrases that have not earned a node
+    carry ``provisional: true`` on their Concept node (:func:`is_provisional`).
 
     Discovered concepts carry ``source: "discovered"`` and a ``BROADER`` link to the
     vocabulary concept that is their head ("diversified multinomial logit bandit" ->
@@ -297,7 +332,7 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
         return parts
     vocab = analysis.vocab
     added: set[str] = set()
-    for c in selected_mentions(analysis):
+    for rank, c in enumerate(selected_mentions(analysis)):
         parts.relationships.append(
             _rel(
                 "MENTIONS",
@@ -308,6 +343,8 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
                     "score": c.score,
                     "evidence": _evidence(analysis, c),
                     "surface": c.surface,
+                    "salience": (salience := analysis.salience(c)),
+                    "about": is_about(c, salience, rank),
                 },
             )
         )
@@ -333,7 +370,11 @@ def introduced_concepts(analysis: Analysis) -> list[Candidate]:
 
 @register("kg.introduces.v1")
 def extract_introduced(x: ExtractInput) -> Parts:
-    """``(Paper)-[:INTRODUCES {evidence}]->(Concept {kind: METHOD, source: discovered})``."""
+    """``(Paper)-[:INTRODUCES {evidence, score}]->(Concept {kind: METHOD, source: discovered})``.
+
+    ``score`` equals the introduced concept's ``MENTIONS.score``, which is the paper's highest
+    (see ``analysis._introduced_first``), so score-ranked views put the paper's own method first.
+    """
     parts = Parts()
     analysis = paper_analysis(x)
     if analysis is None:
@@ -343,7 +384,7 @@ def extract_introduced(x: ExtractInput) -> Parts:
         parts.nodes.append(concept_node(c))
         added.add(c.id)
         parts.relationships.append(
-            _rel("INTRODUCES", x.paper_id, c.id, {"evidence": _evidence(analysis, c, 1)})
+            _rel("INTRODUCES", x.paper_id, c.id, {"evidence": _evidence(analysis, c, 1), "score": c.score})
         )
         _add_hierarchy(parts, analysis.vocab, c, added)
     return parts

@@ -153,7 +153,8 @@ VACUOUS_HEADS = frozenset(
     evidence study work paper category tool procedure component module mechanism benchmark
     experiment application task problem variant alternative version analysis design
     architecture system practice principle paradigm view notion concept family class group
-    collection fashion direction future trend topic subject point thing regime condition""".split()
+    collection fashion direction future trend topic subject point thing regime condition phase
+    period stage""".split()
 )
 
 

@@ -31,11 +31,43 @@ __all__ = [
     "default_vocabulary",
     "load_vocabulary_entries",
     "match_stream",
+    "needs_context",
     "phrase_key",
     "token_key",
 ]
 
 DEFAULT_VOCABULARY = Path(__file__).resolve().parent.parent / "data" / "concepts.json"
+# Acronyms whose reading is settled in ML papers: they resolve without supporting context.
+WELL_KNOWN_ACRONYMS = frozenset(
+    """AI ML NLP RL LLM LM GAN VAE CNN RNN GNN LSTM MLP GRU SGD MCMC MDP POMDP RLHF DPO PPO PCA SVD SVM
+    ViT NeRF MoE CoT RAG PEFT LoRA ELBO PDE ODE SDE KL MSE MLE VQA NLI NER OOD DNN DRL MARL ICL VLM
+    MLLM VLA GCN GAT NTK RKHS GP HMM CRF MAML NAS BERT GPT SFT""".split()
+)
+# Shortened aliases that mean the concept wherever they occur ("bandits": a multi-armed bandit
+# problem). Every other alias that drops words of the name ("distillation" for "knowledge
+# distillation", "attention" for "attention mechanism") needs the name or an unambiguous alias
+# elsewhere in the same paper.
+SAFE_SHORTENINGS = frozenset(
+    w.strip()
+    for w in """bandits|bandit|Gaussian splatting|actor-critic|actor critic|BatchNorm|LayerNorm|GroupNorm|
+    finetuning|metalearning|radiance fields|time series|time-series|unlearning|oversmoothing|
+    oversquashing|coreference|lottery ticket|policy gradient|policy-gradient|sim-to-real|sim2real|
+    autodiff|BayesOpt|expressivity|expressiveness|Monte Carlo|Monte-Carlo|NeRF|NeRFs|seq2seq|
+    sequence-to-sequence|self-supervised|semi-supervised|retrieval-augmented|text-to-image|
+    maximum likelihood|membership inference|model inversion|model extraction|backdoor|backdoors|
+    Wasserstein|Kullback-Leibler|Gromov-Wasserstein|Gromov–Wasserstein|sliced Wasserstein|
+    sliced-Wasserstein|Weisfeiler-Leman|Weisfeiler–Leman|heavy-tailed|heavy tailed|Hebbian|
+    lottery ticket|Bradley-Terry|Plackett-Luce|quasi-Newton|primal-dual|augmented Lagrangian|
+    rate-distortion|rate distortion|random matrix|stochastic gradient|projected gradient|
+    natural gradient|architecture search|neural translation|view synthesis|image-to-image|
+    image translation|entity recognition|multinomial logit|mixed precision|LLM-as-judge|LLM judge|
+    Llama2|Llama3|DALL·E|CIFAR100|FashionMNIST|TinyImageNet|Kinetics400|WikiText103|UNet|
+    Frank–Wolfe|Metropolis–Hastings|MetaWorld|MTBench|NaturalQuestions|CommonCrawl|tSNE|
+    Polyak–Łojasiewicz|follow the leader|follow-the-leader|descent-ascent|last-iterate|
+    infinite width|deferral|learning-augmented|best-of-N|best of N|sharpness-aware|StableDiffusion""".split(
+        "|"
+    )
+)
 # Tokens dropped before matching, so "multi-armed" equals "multi armed" (kept for v1 callers).
 SKIP_TOKENS = HYPHENS | {"—"}
 _PLAIN = Lexicon()
@@ -88,6 +120,10 @@ class Vocabulary:
     # First key -> the phrase lengths that start with it, longest first (prunes the matcher).
     lengths: dict[str, tuple[int, ...]] = field(default_factory=dict)
     prefixes: frozenset[tuple[str, str]] = frozenset()  # first two keys of every multi-word phrase
+    # Concept id -> alias keys that count only with supporting context (see :func:`needs_context`).
+    ambiguous: dict[str, frozenset[tuple[str, ...]]] = field(default_factory=dict)
+    # Concept id -> content words of its name; an ambiguous *acronym* resolves when all occur.
+    context_words: dict[str, frozenset[str]] = field(default_factory=dict)
     # Graph objects of curated concepts (identical for every paper), built once; treat as immutable.
     graph_cache: dict[str, tuple[Node, list[Relationship]]] = field(default_factory=dict, repr=False)
     ancestor_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
@@ -130,6 +166,19 @@ class Vocabulary:
                         vocab.max_len = max(vocab.max_len, len(key))
                         firsts.add(key[0])
         vocab.first_keys = frozenset(firsts)
+        for c in concepts.values():
+            name_key = vocab.name_keys.get(c.id, ())
+            amb = frozenset(
+                key
+                for alias in c.aliases
+                if (key := phrase_key(tokenizer, alias)) and vocab.index.get(key) == c.id
+                if needs_context(alias, key, name_key)
+            )
+            if amb:
+                vocab.ambiguous[c.id] = amb
+                vocab.context_words[c.id] = frozenset(
+                    k for k in name_key if k not in CONTEXT_STOP and not k.startswith("A:")
+                )
         by_first: dict[str, set[int]] = {}
         for key in vocab.index:
             by_first.setdefault(key[0], set()).add(len(key))
@@ -156,6 +205,38 @@ class Vocabulary:
         """The concept a name or alias denotes, if any."""
         cid = self.index.get(phrase_key(tokenizer, text))
         return self.concepts[cid] if cid else None
+
+
+# Words of a concept name that say nothing about which concept an acronym stands for.
+CONTEXT_STOP = frozenset(
+    """of the a an and or for in on to with from by model network method learning system
+    algorithm based""".split()
+)
+
+
+def needs_context(alias: str, key: tuple[str, ...], name_key: tuple[str, ...]) -> bool:
+    """Whether an alias may stand for something else, so it counts only with support.
+
+    Ambiguous: an acronym not in :data:`WELL_KNOWN_ACRONYMS` ("PRM": process reward model or
+    patch-ranking map), and an alias that drops words of a multi-word name ("distillation"
+    for "knowledge distillation", "attention" for "attention mechanism") unless it is one of
+    the :data:`SAFE_SHORTENINGS`. Support is the name or an unambiguous alias elsewhere in the
+    paper, or, for an acronym, every content word of the name.
+
+    >>> needs_context("distillation", ("distillation",), ("knowledge", "distillation"))
+    True
+    >>> needs_context("PRM", ("A:PRM",), ("process", "reward", "model"))
+    True
+    >>> needs_context("LLMs", ("A:LLM",), ("large", "language", "model"))
+    False
+    >>> needs_context("bandits", ("bandit",), ("multi", "armed", "bandit"))
+    False
+    """
+    if len(key) == 1 and key[0].startswith("A:"):
+        return key[0][2:] not in WELL_KNOWN_ACRONYMS
+    if alias in SAFE_SHORTENINGS or len(name_key) < 2:
+        return False
+    return len(key) < len(name_key) and set(key) < set(name_key)
 
 
 def match_stream(

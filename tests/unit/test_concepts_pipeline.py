@@ -9,6 +9,7 @@ import pytest
 
 from extractors.concepts.extract import MAX_MENTIONS, MAX_VOCABULARY_MENTIONS, _node
 from kg.eval_cli import record_keyphrases
+from kg.ids import concept_id
 from kg.models import CONCEPT_KINDS, Node, PaperRecord, RawPaper
 from kg.nlp import load_nlp
 from kg.pipeline import DEFAULT_EXTRACTORS, Pipeline
@@ -118,13 +119,14 @@ def test_discovered_heads_and_models(fast: Pipeline) -> None:
     for r in dmnl.relationships:
         if r.type == "BROADER":
             broader.setdefault(r.start, set()).add(r.end)
-    up, todo = set(), ["concept:diversified-multinomial-logit-bandit"]
+    dmnl_id = concept_id("diversified multinomial logit bandit", variants=True)  # a discovered phrase
+    up, todo = set(), [dmnl_id]
     while todo:
         for b in broader.get(todo.pop(), ()):
             if b not in up:
                 up.add(b)
                 todo.append(b)
-    assert "concept:mnl-bandits" in broader["concept:diversified-multinomial-logit-bandit"]  # its head
+    assert "concept:mnl-bandits" in broader[dmnl_id]  # its head
     assert "concept:multi-armed-bandits" in up
     kinds = {str(n.properties["name"]): n.properties["kind"] for n in nash.nodes if n.label == "Concept"}
     assert kinds["Qwen2.5-7B"] == "MODEL" and kinds["DeepSeek-R1"] == "MODEL" and kinds["GSM8K"] == "DATASET"

@@ -257,7 +257,7 @@ def test_loader_names_file_and_line_of_malformed_json(tmp_path: Path) -> None:
         ("[1, 2]", "expected a JSON object"),
         ('{"title": "no id", "abstract": "x", "keywords": ["k"]}', "'id'"),
         ('{"id": "x", "abstract": 3, "keywords": ["k"]}', "'abstract' must be a string"),
-        ('{"id": "x", "abstract": "x", "keywords": "k1; k2"}', "'keywords' must be a list"),
+        ('{"id": "x", "abstract": "x", "keywords": 12}', "'keywords' must be a list"),
     ],
 )
 def test_loader_rejects_wrongly_shaped_records(tmp_path: Path, line: str, message: str) -> None:

@@ -36,8 +36,9 @@ NASH_PAPERS = {
 }
 
 
-def about(records: list[Any], name: str) -> set[str]:
-    """Abstracts of the papers about a concept (or a narrower one)."""
+def about(records: list[Any], name: str, about_only: bool = False) -> set[str]:
+    """Abstracts of the papers mentioning a concept (or a narrower one); with ``about_only``,
+    only mentions flagged ``about`` (what ``concept.papers`` returns by default) count."""
     broader: dict[str, set[str]] = {}
     for r in records:
         for rel in r.relationships:
@@ -59,7 +60,12 @@ def about(records: list[Any], name: str) -> set[str]:
     return {
         str(r.paper.properties["abstract"])
         for r in records
-        if any(rel.type == "MENTIONS" and reaches(rel.end, target) for rel in r.relationships)
+        if any(
+            rel.type == "MENTIONS"
+            and reaches(rel.end, target)
+            and (rel.properties["about"] or not about_only)
+            for rel in r.relationships
+        )
     }
 
 
@@ -92,6 +98,18 @@ def test_nash_papers_include_the_five(seed_records: list[Any]) -> None:
     found = about(seed_records, "Nash equilibrium")
     assert identify(found, NASH_PAPERS) == NASH_PAPERS
     assert not any("Nash Merging of Experts" in a for a in found)  # a method named after Nash
+
+
+@pytest.mark.parametrize(
+    ("name", "phrases"),
+    [
+        ("multi-armed bandits", BANDIT_PAPERS),
+        ("equivariance", EQUIVARIANCE_PAPERS),
+        ("Nash equilibrium", NASH_PAPERS),
+    ],
+)
+def test_seed_papers_are_about_their_concept(seed_records: list[Any], name: str, phrases: set[str]) -> None:
+    assert identify(about(seed_records, name, about_only=True), phrases) == phrases
 
 
 @pytest.mark.parametrize(
