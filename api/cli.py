@@ -52,6 +52,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         ("neo4j_password", "neo4j_password"),
         ("neo4j_database", "neo4j_database"),
         ("batch_size", "batch_size"),
+        ("jobs", "jobs"),
         ("mode", "concept_mode"),
     ):
         value = getattr(args, flag, None)
@@ -84,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     p.add_argument("--mode", choices=["fast", "accurate"], help="concept extraction mode")
     p.add_argument("--batch-size", type=int, help="papers per store write (KG_BATCH_SIZE)")
+    p.add_argument(
+        "--jobs", type=int, help="extraction processes (KG_JOBS; default 0 = one per core, 1 = no workers)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--bulk",
@@ -128,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from kg.extract_pool import default_jobs
     from kg.ingest import Progress, ingest
     from kg.nlp import load_nlp
     from kg.pipeline import Pipeline
@@ -145,7 +150,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
         progress = Progress(enabled=False if args.no_progress else None)
-        report = ingest(args.paths, store, pipeline, batch_size=settings.batch_size, progress=progress)
+        jobs = settings.jobs or default_jobs()
+        report = ingest(
+            args.paths, store, pipeline, batch_size=settings.batch_size, jobs=jobs, progress=progress
+        )
     finally:
         store.close()
     for line in report.lines():

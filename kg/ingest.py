@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TextIO
 
 from kg.authors_report import AuthorIdentityStats
-from kg.models import PaperRecord, RawPaper, UpsertSummary
+from kg.extract_pool import Built, Extractor
+from kg.models import RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
 from kg.stores.protocol import GraphStore
@@ -96,13 +97,15 @@ def ingest(
     pipeline: Pipeline,
     *,
     batch_size: int = 500,
+    jobs: int = 1,
     progress: Progress | None = None,
     on_batch: Callable[[int], None] | None = None,
 ) -> IngestReport:
     """Ingest files and folders; a bad file or record is reported and skipped, never fatal.
 
-    Each batch is upserted as a unit and the store is flushed once at the end, so an
-    interrupted ingest leaves the embedded store's previous file intact.
+    Each batch is upserted as a unit (one transaction), in input order. ``jobs`` > 1 extracts
+    batches in that many worker processes ahead of the writes (:mod:`kg.extract_pool`); the
+    batches written, and so the graph, are the same.
     """
     report = IngestReport()
     t0 = time.perf_counter()
@@ -111,53 +114,43 @@ def ingest(
     report.problems.extend(p for p in inputs if isinstance(p, ReadProblem))
     pending: list[RawPaper] = []
     current: dict[str, str | int] = {"file": "", "index": 0}
+    extractor = Extractor(pipeline, jobs)
 
-    def flush_batch() -> None:
-        records, problems = _build(pipeline, pending)
+    def write(built: Built) -> None:
+        records, problems = built
         report.problems.extend(problems)
         if records:
             report.summary += store.upsert(records)
         if on_batch is not None:
             on_batch(len(records))
-        pending.clear()
         if progress is not None:
             progress.update(str(current["file"]), int(current["index"]), len(files), report.read)
 
-    for i, path in enumerate(files, start=1):
-        current["file"], current["index"] = str(path), i - 1
-        result = read_file(path)
-        report.authors.add(result.papers)
-        report.files += 1
-        report.read += len(result.papers)
-        report.problems.extend(result.problems)
-        for paper in result.papers:
-            pending.append(paper)
-            if len(pending) >= batch_size:
-                flush_batch()
-        if progress is not None:
-            progress.update(str(path), i, len(files), report.read)
-    if pending:
-        flush_batch()
+    try:
+        for i, path in enumerate(files, start=1):
+            current["file"], current["index"] = str(path), i - 1
+            result = read_file(path)
+            report.authors.add(result.papers)
+            report.files += 1
+            report.read += len(result.papers)
+            report.problems.extend(result.problems)
+            for paper in result.papers:
+                pending.append(paper)
+                if len(pending) >= batch_size:
+                    for built in extractor.submit(pending):
+                        write(built)
+                    pending = []
+            if progress is not None:
+                progress.update(str(path), i, len(files), report.read)
+        if pending:
+            for built in extractor.submit(pending):
+                write(built)
+        for built in extractor.drain():
+            write(built)
+    finally:
+        extractor.close()
     store.flush()
     if progress is not None:
         progress.close()
     report.seconds = time.perf_counter() - t0
     return report
-
-
-def _build(pipeline: Pipeline, papers: list[RawPaper]) -> tuple[list[PaperRecord], list[ReadProblem]]:
-    """The batch's records; if the batch as a whole fails, paper by paper, so only the culprit is lost."""
-    try:
-        return pipeline.build(papers)
-    except Exception:  # one paper must not cost its batch: retry one by one
-        records: list[PaperRecord] = []
-        problems: list[ReadProblem] = []
-        for p in papers:
-            try:
-                r, pr = pipeline.build([p])
-            except Exception as e:
-                problems.append(ReadProblem(p.file, p.line, f"extraction failed: {type(e).__name__}: {e}"))
-                continue
-            records += r
-            problems += pr
-        return records, problems

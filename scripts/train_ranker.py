@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import extractors.concepts.analysis as analysis_module  # noqa: E402
-from extractors.concepts.analysis import analyse  # noqa: E402
+from extractors.concepts.analysis import analyse, static_part  # noqa: E402
 from extractors.concepts.background import load_background  # noqa: E402
 from extractors.concepts.ranker import DEFAULT_RANKER, FEATURES, features  # noqa: E402
 from extractors.concepts.vocabulary import default_vocabulary  # noqa: E402
@@ -68,7 +68,7 @@ def collect(papers: list[EvalPaper]) -> Rows:
             if not stems or stems in seen:
                 continue
             seen.add(stems)
-            xs.append(features(a, c, background))
+            xs.append(features(a, c, background, static_part(c.key, background)))
             ys.append(int(stems in gold))
         out.append((xs, ys, len(gold)))
     return out

@@ -555,16 +555,8 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         ranked.append(c)
     # Plain phrases: scored from their spans; only the best become Candidate objects.
     scored: list[tuple[float, int, tuple[str, ...], list[tuple[int, int]]]] = []
-    static = background.static_scores
-    if len(static) > STATIC_CACHE_LIMIT:
-        static.clear()
     for key, spans in plain.items():
-        part = static.get(key)
-        if part is None:
-            junk = (
-                is_junk(key) or is_vacuous(key, background.lexicon.word_class) or is_filler(key, background)
-            )
-            part = static[key] = -1.0 if junk else _static_score(key, background)
+        part = static_part(key, background)
         first = spans[0][0]
         in_title = starts[first] < title_end
         if part < 0:
@@ -626,7 +618,7 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background) -> None:
     ranked = analysis.candidates
     head, rest = ranked[:RERANK_TOP], ranked[RERANK_TOP:]
     for c in head:
-        x = features(analysis, c, background)
+        x = features(analysis, c, background, static_part(c.key, background))
         p = ranker.probability(x)
         if x[generic] and not (c.defined or c.introduced or c.named):
             p *= GENERIC_FACTOR
@@ -888,6 +880,19 @@ def _is_product_name(c: Candidate) -> bool:
         return True
     name = c.name
     return any(ch.isdigit() for ch in name) or sum(ch.isupper() for ch in name) >= 2
+
+
+def static_part(key: tuple[str, ...], background: Background) -> float:
+    """The phrase-only part of a plain phrase's score, ``-1.0`` for a junk phrase; cached in the
+    background, and a pure function of the phrase (so the cache never changes a result)."""
+    part = background.static_scores.get(key)
+    if part is None:
+        static = background.static_scores
+        if len(static) > STATIC_CACHE_LIMIT:
+            static.clear()
+        junk = is_junk(key) or is_vacuous(key, background.lexicon.word_class) or is_filler(key, background)
+        part = static[key] = -1.0 if junk else _static_score(key, background)
+    return part
 
 
 def _static_score(key: tuple[str, ...], background: Background) -> float:

@@ -57,14 +57,18 @@ FEATURES: tuple[str, ...] = (
 )
 
 
-def features(analysis: Analysis, c: Candidate, background: Background) -> list[float]:
-    """The feature vector of one candidate (order: :data:`FEATURES`)."""
+def features(analysis: Analysis, c: Candidate, background: Background, static: float) -> list[float]:
+    """The feature vector of one candidate (order: :data:`FEATURES`).
+
+    ``static``: the phrase's static score (:func:`extractors.concepts.analysis.static_part`),
+    negative for a junk phrase. Passed in, never read from a cache, so a paper's features do not
+    depend on which papers the process saw before.
+    """
     key = c.key
     df = background.df.get(key, 1)
     idf = min(math.log((background.n_docs + 1) / (df + 1)), 7.0) / 7.0
     kw = background.keywords.get(key, 0)
-    static = background.static_scores.get(key)
-    static = static if static is not None and static > 0 else 0.1
+    static = static if static > 0 else 0.1
     first, contribution = analysis.where(c)
     n = max(len(analysis.stream), 1)
     surface = analysis.stream.keys[c.spans[0][0]] if c.spans else ""

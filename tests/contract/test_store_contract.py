@@ -344,12 +344,22 @@ def score(mention: Relationship) -> float:
 
 
 def expected_pairs(records: list[PaperRecord]) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
-    """COAUTHOR and CO_OCCURS weights straight from the rules in kg/derived.py (unique papers)."""
+    """COAUTHOR and CO_OCCURS weights straight from the rules in kg/derived.py (unique papers).
+
+    Only concepts that are nodes count: a provisional one (kg/provisional.py) carried by a
+    single paper is not, and so takes no place in that paper's top set.
+    """
+    carriers: Counter[str] = Counter(
+        n.id for r in records for n in r.nodes if n.label == "Concept" and n.properties.get("provisional")
+    )
+    hidden = {cid for cid, k in carriers.items() if k < 2}
     coauthor: Counter[tuple[str, str]] = Counter()
     cooccurs: Counter[tuple[str, str]] = Counter()
     for r in records:
         authors = {x.start for x in r.relationships if x.type == "AUTHORED"}
-        mentions = [(x.end, score(x)) for x in r.relationships if x.type == "MENTIONS"]
+        mentions = [
+            (x.end, score(x)) for x in r.relationships if x.type == "MENTIONS" and x.end not in hidden
+        ]
         top = {cid for cid, _ in sorted(mentions, key=lambda m: (-m[1], m[0]))[:CO_OCCURS_TOP_K]}
         coauthor.update(itertools.combinations(sorted(authors), 2))
         cooccurs.update(itertools.combinations(sorted(top), 2))

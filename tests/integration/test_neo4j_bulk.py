@@ -16,7 +16,7 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from kg.cli import main
+from api.cli import main
 from kg.stores.neo4j.store import Neo4jStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,6 +57,23 @@ def bulk_server(
         subprocess.run([str(SCRIPTS / "stop")], env=env, capture_output=True, check=False)
 
 
+def internal_state(driver: neo4j.Driver) -> tuple[list[object], ...]:
+    """What ``export()`` leaves out: the read index (internal properties, key nodes) and the
+    keyphrase rows of provisional concepts, sorted."""
+    props = driver.execute_query(
+        "MATCH (n:__KGNode__) RETURN n.id AS id, properties(n) AS p ORDER BY id"
+    ).records
+    keys = driver.execute_query(
+        "MATCH (k:__KGKey)-[r:__KEY_OF]->(n) RETURN k.key AS k, k.rkey AS rk, r.rank AS rank, n.id AS id "
+        "ORDER BY k, id"
+    ).records
+    phrases = driver.execute_query(
+        "MATCH (k:__KGKeyphrase__) RETURN k.id AS id, k.concept AS c, k.paper AS p, k.node AS n, k.rel AS r "
+        "ORDER BY id"
+    ).records
+    return tuple([tuple(r.values()) for r in rows] for rows in (props, keys, phrases))
+
+
 def kg(home: Path, uri: str, *args: str, monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setenv("KG_NEO4J_HOME", str(home))
     for key in ("KG_NEO4J_USER", "KG_NEO4J_PASSWORD", "KG_NEO4J_DATABASE"):
@@ -78,6 +95,8 @@ def test_bulk_import_equals_transactional_ingest(
     with neo4j.GraphDatabase.driver(uri) as driver:
         store = Neo4jStore(driver)
         bulk = store.export()
+        bulk_internal = internal_state(driver)
+        assert bulk_internal[1] and bulk_internal[2]  # key nodes and keyphrase rows were imported
         assert store.version() == before + 1  # monotonic across the import
         assert bulk.nodes and any(r.type == "CO_OCCURS" for r in bulk.relationships)
         kinds = driver.execute_query(
@@ -102,6 +121,7 @@ def test_bulk_import_equals_transactional_ingest(
     assert kg(home, uri, str(EXAMPLES), monkeypatch=monkeypatch) == 0
     with neo4j.GraphDatabase.driver(uri) as driver:
         assert Neo4jStore(driver).export() == bulk
+        assert internal_state(driver) == bulk_internal  # reads answer alike after either load
 
     # Not empty any more: refused with one line, before anything is stopped.
     assert kg(home, uri, "--bulk", str(EXAMPLES), monkeypatch=monkeypatch) == 2

@@ -53,11 +53,12 @@ def test_every_changing_write_bumps_the_version_and_only_those(store: Neo4jStore
 def test_concepts_carry_a_kind_label_kept_in_sync(store: Neo4jStore, neo4j_driver: neo4j.Driver) -> None:
     store.upsert([record([], kind="METHOD")])
     assert labels_of(neo4j_driver, "c:gan") == ["Concept", "Method", "__KGNode__"]
-    store.upsert([record([], kind="DATASET")])  # the kind changes: the label follows
+    store.upsert([record([], kind="DATASET")])  # a more specific kind wins: the label follows
     assert labels_of(neo4j_driver, "c:gan") == ["Concept", "Dataset", "__KGNode__"]
-    store.upsert([record([], kind="CONCEPT")])  # plain concepts get no extra label
-    assert labels_of(neo4j_driver, "c:gan") == ["Concept", "__KGNode__"]
+    store.upsert([record([], kind="CONCEPT")])  # the generic kind loses (kg.merge): no change
+    assert labels_of(neo4j_driver, "c:gan") == ["Concept", "Dataset", "__KGNode__"]
     store.upsert([record([], kind="MODEL")])
+    assert labels_of(neo4j_driver, "c:gan") == ["Concept", "Model", "__KGNode__"]
     node = store.get_nodes(["c:gan"])[0]
     assert node is not None and node.label == "Concept"  # reads never show the kind label
     assert node.properties["kind"] == "MODEL"

@@ -122,13 +122,35 @@ def test_write_csv_groups_by_labels_and_signature(tmp_path: Path) -> None:
     assert "__KGNode__:Concept:__KGFix0__" in args  # CONCEPT: no kind label
     assert files.node_fixes == {"__KGFix0__": ("aliases",)}
     dataset = read_csv(args["__KGNode__:Concept:Dataset"])
-    assert dataset[0] == ["id:ID", "_aliasText:string", "aliases:string[]", "kind:string", "name:string"]
-    assert dataset[1] == ["c:d", "D;1 D2", f"D;1{ARRAY_DELIMITER}D2", "DATASET", "c:d"]
+    # the read index travels in the rows: sort name, search text, paper count, key list
+    assert dataset[0] == [
+        "id:ID",
+        "_aliasText:string",
+        "_keys:string[]",
+        "_papers:long",
+        "_search:string",
+        "_sortName:string",
+        "aliases:string[]",
+        "kind:string",
+        "name:string",
+    ]
+    row = dict(zip(dataset[0], dataset[1], strict=True))
+    assert row["aliases:string[]"] == f"D2{ARRAY_DELIMITER}D;1" and row["kind:string"] == "DATASET"
+    assert row["_papers:long"] == "1" and row["_sortName:string"] == "c:d"
+    assert "d;1" in row["_search:string"].split(" | ")
     assert read_csv(args[q.META_LABEL]) == [["id:ID(paperkg_meta)", "value:long"], ["version", "7"]]
     rels = {a.split("=")[1]: a.split("=")[2] for a in files.rel_args}
     assert read_csv(rels["COAUTHOR"]) == [[":START_ID", ":END_ID", "papers:long"], ["a:x", "a:y", "1"]]
     assert read_csv(rels["MENTIONS"])[0] == [":START_ID", ":END_ID", "score:double"]
-    assert (files.nodes, files.relationships) == (7, 1 + 3 + 3 + 1)
+    # key nodes: one per key, with the reversed loose key where there is one; each points at
+    # its node, ranked (curated 0 / discovered 2, +1 for an alias)
+    key_of = read_csv(rels["__KEY_OF"])
+    assert key_of[0] == [":START_ID(paperkg_key)", ":END_ID", "rank:long"]
+    assert ["a:a:x", "a:x", "0"] in key_of and ["l:d 1", "c:d", "3"] in key_of
+    keys = [r[0] for f in sorted(tmp_path.glob("keys*.csv")) for r in read_csv(f)[1:]]
+    assert sorted(keys) == sorted({r[0] for r in key_of[1:]})
+    assert ["l:c d", "d c"] in read_csv(tmp_path / "keys-r.csv")
+    assert (files.nodes, files.relationships) == (7 + len(keys), 1 + 3 + 3 + 1 + len(key_of) - 1)
 
 
 def test_write_csv_refuses_a_record_with_an_unknown_end(tmp_path: Path) -> None:

@@ -18,6 +18,11 @@ Why this shape:
   (``__KGFix<i>__``); after the import :func:`kg.stores.neo4j.queries.restore_empty_lists` sets
   those properties to ``[]`` and drops the label, one label scan per set. Relationships with
   empty lists (none come from the extractors today) are fixed by their ends' ids.
+- **The read index** (:mod:`kg.stores.neo4j.read_index`): internal sort, search and count
+  properties in the node rows, and the ``__KGKey`` nodes with their ``__KEY_OF`` relationships,
+  computed with the same functions the transactional writes use.
+- **Provisional concepts** still carried by one paper are ``__KGKeyphrase__`` nodes, as the
+  transactional store keeps them (their own id space, no relationships).
 - **Labels** come from the ``--nodes`` argument per file: ``__KGNode__``, the paperkg label and,
   for concepts, the kind label (:data:`kg.stores.neo4j.queries.KIND_LABELS`).
 """
@@ -31,8 +36,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kg.errors import GraphStoreError
-from kg.models import PaperRecord, PropertyValue, UpsertSummary
+from kg.models import PaperRecord, Properties, PropertyValue, UpsertSummary
+from kg.provisional import plan as plan_provisional
+from kg.provisional import provisional_ids
 from kg.stores.neo4j import queries as q
+from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.read_index import desired_state
 from kg.stores.neo4j.store import _Batch, _db_node_properties
 
 ARRAY_DELIMITER = "\x1f"
@@ -96,13 +105,32 @@ class MergedGraph:
     papers: int
 
 
-def merge_records(records: Iterable[PaperRecord]) -> MergedGraph:
-    """Merge ``records`` in order with the transactional store's planner, from an empty store."""
+def merge_records(records: Iterable[PaperRecord], chunk: int = 2000) -> MergedGraph:
+    """Merge ``records`` in order with the transactional store's planner, from an empty store.
+
+    In chunks, like upsert batches, so provisional concepts (:mod:`kg.provisional`) are planned
+    against what earlier chunks left: the same graph as ``kg ingest`` of the same records.
+    """
     batch = _Batch()
     summary = UpsertSummary()
+    pending: list[PaperRecord] = []
+
+    def flush() -> None:
+        ids = provisional_ids(pending)
+        existing = {i for i in ids if i in batch.nodes}
+        stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
+        for (cid, pid), rows in batch.keep.items():
+            stored.setdefault(cid, {})[pid] = rows
+        plan = plan_provisional(pending, existing, {i: stored[i] for i in ids if i in stored})
+        batch.tracked.update(r.paper.id for r in plan.records)
+        batch.apply_plan(plan, summary)
+        pending.clear()
+
     for record in records:
-        batch.tracked.add(record.paper.id)
-        batch.apply(record, summary)
+        pending.append(record)
+        if len(pending) >= chunk:
+            flush()
+    flush()
     return MergedGraph(batch=batch, summary=summary, papers=summary.added)
 
 
@@ -174,6 +202,48 @@ def _split_empty(props: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]
     return {k: v for k, v in props.items() if k not in empty}, empty
 
 
+def _paper_counts(batch: _Batch) -> dict[str, int]:
+    """``_papers`` of the read index: papers about a concept (MENTIONS not ``about: false``),
+    AUTHORED out-degree of an author."""
+    counts: dict[str, int] = {}
+    for (start, rtype, end), props in batch.rels.items():
+        if rtype == "MENTIONS" and props.get("about") is not False:
+            counts[end] = counts.get(end, 0) + 1
+        elif rtype == "AUTHORED":
+            counts[start] = counts.get(start, 0) + 1
+    return counts
+
+
+def _write_keys(
+    directory: Path, keys: dict[str, str | None], key_of: list[tuple[str, str, int]], out: CsvSet
+) -> None:
+    """The read index's key nodes (with and without ``rkey``: an empty cell would be ``""``)
+    and their ``__KEY_OF`` relationships."""
+    with_r, without_r = directory / "keys-r.csv", directory / "keys.csv"
+    with (
+        with_r.open("w", encoding="utf-8", newline="") as a,
+        without_r.open("w", encoding="utf-8", newline="") as b,
+    ):
+        wa = csv.writer(a, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        wb = csv.writer(b, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        wa.writerow(["key:ID(paperkg_key)", "rkey"])
+        wb.writerow(["key:ID(paperkg_key)"])
+        for key, rkey in keys.items():
+            if rkey is None:
+                wb.writerow([key])
+            else:
+                wa.writerow([key, rkey])
+    of = directory / "key-of.csv"
+    with of.open("w", encoding="utf-8", newline="") as handle:
+        w = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        w.writerow([":START_ID(paperkg_key)", ":END_ID", "rank:long"])
+        w.writerows([key, node_id, str(rank)] for key, node_id, rank in key_of)
+    out.node_args += [f"--nodes={rq.KEY_LABEL}={with_r}", f"--nodes={rq.KEY_LABEL}={without_r}"]
+    out.rel_args.append(f"--relationships={rq.KEY_OF}={of}")
+    out.nodes += len(keys)
+    out.relationships += len(key_of)
+
+
 def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
     """Write ``graph`` (and the store version node) as import CSV files under ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -181,10 +251,19 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
     out = CsvSet()
     nodes = _Writer(directory)
     fix_labels: dict[tuple[str, ...], str] = {}
+    papers = _paper_counts(batch)
+    keys: dict[str, str | None] = {}  # key -> rkey
+    key_of: list[tuple[str, str, int]] = []  # (key, node id, rank)
     try:
         for node_id, label in batch.labels.items():
             props = _db_node_properties(node_id, label, batch.nodes[node_id])
             props.pop("id")
+            # The read index (kg.stores.neo4j.read_index), as the transactional writes keep it.
+            state, key_rows = desired_state(node_id, (label,), props, papers.get(node_id, 0))
+            props.update(state)
+            for key, rank, rkey in key_rows or ():
+                keys.setdefault(key, rkey)
+                key_of.append((key, node_id, rank))
             props, empty = _split_empty(props)
             fix = None
             if empty:
@@ -208,6 +287,17 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
         writer.writerow(["id:ID(paperkg_meta)", "value:long"])
         writer.writerow([q.VERSION_ID, str(version)])
     out.node_args.append(f"--nodes={q.META_LABEL}={meta}")
+    _write_keys(directory, keys, key_of, out)
+    phrase_rows = batch.keyphrase_rows()
+    if phrase_rows:
+        phrases = directory / "keyphrases.csv"
+        with phrases.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
+            writer.writerow(["id:ID(paperkg_keyphrase)", "concept", "paper", "node", "rel"])
+            writer.writerows(
+                [q.keyphrase_id(cid, pid), cid, pid, node, rel] for cid, pid, node, rel in phrase_rows
+            )
+        out.node_args.append(f"--nodes={q.KEYPHRASE_LABEL}={phrases}")
 
     rels = _Writer(directory)
     try:
@@ -221,6 +311,8 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
             g.rows += 1
         pair_sig: Signature = (("papers", "long"),)
         for (a, rtype, b), n in batch.bumps.items():
+            if n <= 0:
+                continue
             g = rels.group("rels", rtype, pair_sig, [":START_ID", ":END_ID"])
             g.writer.writerow([a, b, str(n)])
             g.rows += 1

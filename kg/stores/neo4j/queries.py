@@ -38,6 +38,9 @@ LOCK_ID = "upsert"
 # something (and by clear()), so caches can key on it. Not a paperkg node: no NODE_LABEL.
 META_LABEL = "__KGMeta__"
 VERSION_ID = "version"
+# Provisional concepts carried by one paper so far (kg.provisional): one node per (concept,
+# paper) holding both property maps as JSON, found by concept id. Not a paperkg node either.
+KEYPHRASE_LABEL = "__KGKeyphrase__"
 # Secondary labels on Concept nodes per ``kind`` (Browser colours them); CONCEPT gets none.
 # Reads pick the paperkg label (Concept) from a node's labels, so these never reach a caller.
 KIND_LABELS: dict[str, str] = {
@@ -146,6 +149,13 @@ def schema_statements() -> list[Statement]:
         Statement(
             f"CREATE CONSTRAINT paperkg_meta_id IF NOT EXISTS FOR (n:{META_LABEL}) REQUIRE n.id IS UNIQUE"
         ),
+        Statement(
+            f"CREATE CONSTRAINT paperkg_keyphrase_id IF NOT EXISTS FOR (k:{KEYPHRASE_LABEL}) "
+            "REQUIRE k.id IS UNIQUE"
+        ),
+        Statement(
+            f"CREATE INDEX paperkg_keyphrase_concept IF NOT EXISTS FOR (k:{KEYPHRASE_LABEL}) ON (k.concept)"
+        ),
     ]
     for name in LABELS:
         out.append(
@@ -195,6 +205,37 @@ def nodes_by_id(ids: Sequence[str]) -> Statement:
         f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
         "RETURN collect([n.id, labels(n), properties(n), elementId(n)]) AS rows",
         {"ids": list(ids)},
+    )
+
+
+def keyphrases_of(concept_ids: Sequence[str]) -> Statement:
+    """``rows`` of ``[concept, paper, node json, rel json]``: the keyphrase rows of the concepts."""
+    return Statement(
+        f"UNWIND $ids AS cid MATCH (k:{KEYPHRASE_LABEL} {{concept: cid}}) "
+        "RETURN collect([k.concept, k.paper, k.node, k.rel]) AS rows",
+        {"ids": list(concept_ids)},
+    )
+
+
+def keyphrase_id(concept_id: str, paper_id: str) -> str:
+    """The key of one keyphrase row (node ids never contain a tab)."""
+    return f"{concept_id}\t{paper_id}"
+
+
+def put_keyphrases(rows: Sequence[Sequence[str]]) -> Statement:
+    """Write keyphrase rows ``[concept, paper, node json, rel json]`` (replacing older ones)."""
+    return Statement(
+        f"UNWIND $rows AS row MERGE (k:{KEYPHRASE_LABEL} {{id: row[0]}}) "
+        "SET k.concept = row[1], k.paper = row[2], k.node = row[3], k.rel = row[4]",
+        {"rows": [[keyphrase_id(r[0], r[1]), *r] for r in rows]},
+    )
+
+
+def drop_keyphrases(concept_ids: Sequence[str]) -> Statement:
+    """Delete the keyphrase rows of promoted concepts."""
+    return Statement(
+        f"UNWIND $ids AS cid MATCH (k:{KEYPHRASE_LABEL} {{concept: cid}}) DELETE k",
+        {"ids": list(concept_ids)},
     )
 
 
@@ -317,13 +358,15 @@ def create_pairs(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
 def bump_pairs(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
     """Add ``n`` shared papers to derived pair relationships: rows ``[a, b, n]`` (element ids).
 
-    Pairs with a node created in the same transaction cannot exist yet; the store creates
-    those with :func:`create_pairs` and keeps this ``MERGE`` for the others.
+    ``n`` is negative for a pair that left a paper's top concepts (:mod:`kg.derived`); a pair at
+    0 papers is deleted. Pairs with a node created in the same transaction cannot exist yet;
+    the store creates those with :func:`create_pairs` and keeps this ``MERGE`` for the others.
     """
     t = _derived(type_)
     return Statement(
         f"UNWIND $rows AS row {_match_pair('row[0]', 'row[1]')}MERGE (a)-[r:{t}]->(b) "
-        "ON CREATE SET r.papers = row[2] ON MATCH SET r.papers = r.papers + row[2]",
+        "ON CREATE SET r.papers = row[2] ON MATCH SET r.papers = r.papers + row[2] "
+        "WITH r WHERE r.papers <= 0 DELETE r",
         {"rows": list(rows)},
     )
 

@@ -164,8 +164,9 @@ def update_read_index(
 
     ``written``: id -> (label, merged properties) of every node created or whose property map was
     replaced (which drops internal properties, so they are all set again); ``fresh``: the created
-    ones (no old keys to remove); ``new_rels``: the ``(start, type, end)`` relationships created,
-    whose ``MENTIONS``/``AUTHORED`` ends get their paper count recounted. Nothing is read back,
+    ones (no old keys to remove); ``new_rels``: the ``(start, type, end)`` relationships created
+    or changed, whose ``MENTIONS``/``AUTHORED`` ends get their paper count recounted (a changed
+    MENTIONS may have become ``about``). Nothing is read back,
     and a batch that wrote nothing costs nothing.
     """
     rows: list[dict[str, Any]] = []

@@ -92,14 +92,14 @@ def index_state(ids: Sequence[str]) -> Statement:
     """``rows`` of ``[id, labels, props, papers]`` for the Paper/Concept/Author nodes among ``ids``.
 
     ``props`` holds only :data:`INDEX_INPUTS` and :data:`INDEX_OUTPUTS` (not abstracts);
-    ``papers``: ``MENTIONS`` in-degree of a concept, ``AUTHORED`` out-degree of an author (from
-    the degree store). The ``WITH`` keeps the planner on one index seek per id: returning
+    ``papers``: papers about a concept (``MENTIONS`` not marked ``about: false``), ``AUTHORED``
+    out-degree of an author. The ``WITH`` keeps the planner on one index seek per id: returning
     ``n.id`` with ``properties(n)`` made it scan the whole id index per row beyond ~1,000 ids.
     """
     fields = ", ".join(f".{f}" for f in (*INDEX_INPUTS, *INDEX_OUTPUTS))
     return Statement(
         f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) WHERE n:Paper OR n:Concept OR n:Author "
-        "WITH id, n, CASE WHEN n:Concept THEN COUNT { (n)<-[:MENTIONS]-() } "
+        "WITH id, n, CASE WHEN n:Concept THEN COUNT { (n)<-[m:MENTIONS]-() WHERE coalesce(m.about, true) } "
         "WHEN n:Author THEN COUNT { (n)-[:AUTHORED]->() } END AS papers "
         f"RETURN collect([id, labels(n), n {{{fields}}}, papers]) AS rows",
         {"ids": list(ids)},
@@ -128,11 +128,11 @@ def set_index(rows: Sequence[dict[str, Any]]) -> Statement:
 
 
 def set_paper_counts(ids: Sequence[str]) -> Statement:
-    """``_papers`` of these concepts (MENTIONS in-degree) and authors (AUTHORED out-degree),
-    from the degree store; other labels are ignored."""
+    """``_papers`` of these concepts (papers about them: MENTIONS whose ``about`` is not false,
+    like ``paperCount``) and authors (AUTHORED out-degree); other labels are ignored."""
     return Statement(
         f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) WHERE n:Concept OR n:Author "
-        "WITH n, CASE WHEN n:Concept THEN COUNT { (n)<-[:MENTIONS]-() } "
+        "WITH n, CASE WHEN n:Concept THEN COUNT { (n)<-[m:MENTIONS]-() WHERE coalesce(m.about, true) } "
         "ELSE COUNT { (n)-[:AUTHORED]->() } END AS papers "
         "WHERE n._papers IS NULL OR n._papers <> papers SET n._papers = papers",
         {"ids": list(ids)},

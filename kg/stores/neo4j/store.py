@@ -27,6 +27,7 @@ All Cypher lives in :mod:`kg.stores.neo4j.queries`.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import re
@@ -48,7 +49,7 @@ from neo4j.exceptions import (
 
 from kg.collector import collector_paused
 from kg.config import Settings
-from kg.derived import new_pairs, top_concepts
+from kg.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
 from kg.errors import ConfigError, GraphStoreError, StoreUnavailable
 from kg.merge import merge_properties
 from kg.models import (
@@ -65,6 +66,8 @@ from kg.models import (
     StoreCounts,
     UpsertSummary,
 )
+from kg.provisional import Plan, provisional_ids, without_phrase
+from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.read_index import update_read_index
@@ -170,6 +173,9 @@ class _Batch:
     # The input last merged into each node/relationship: merging is idempotent, so the same
     # input again (a shared author or concept in the next record) cannot change anything.
     last_input: dict[str | RelKey, Properties] = field(default_factory=dict)
+    # provisional concepts (kg.provisional): keyphrase rows to write and concepts whose rows go
+    keep: dict[tuple[str, str], tuple[Properties, Properties]] = field(default_factory=dict)
+    drop: set[str] = field(default_factory=set)
 
     def know_rel(self, key: RelKey, props: Properties) -> None:
         self.rels[key] = props
@@ -185,25 +191,54 @@ class _Batch:
     def _state(self, paper_id: str) -> tuple[set[str], set[str]]:
         return set(self.authors[paper_id]), top_concepts(self.mentions[paper_id].items())
 
-    def apply(self, record: PaperRecord, summary: UpsertSummary) -> None:
+    def apply(self, record: PaperRecord, summary: UpsertSummary, changed: bool = False) -> None:
+        """Merge one record; ``changed``: its keyphrase rows changed (an update even if nothing
+        else did)."""
         pid = record.paper.id
         existed = pid in self.nodes
         before = self._state(pid)
-        changed = False
         for node in (record.paper, *record.nodes):
             changed |= self._merge_node(node)
         for rel in record.relationships:
             changed |= self._merge_rel(rel, pid)
         after = self._state(pid)
-        for rtype, b, a in (("COAUTHOR", before[0], after[0]), ("CO_OCCURS", before[1], after[1])):
-            for x, y in new_pairs(b, a):
-                self.bumps[(x, rtype, y)] += 1
+        if coauthor_pairs_allowed(self.nodes[pid]):  # hyperauthored papers make no pairs
+            for x, y in new_pairs(before[0], after[0]):
+                self.bumps[(x, "COAUTHOR", y)] += 1
+        for (x, y), n in cooccurs_changes(before[1], after[1]):
+            self.bumps[(x, "CO_OCCURS", y)] += n
         if not existed:
             summary.added += 1
         elif changed:
             summary.updated += 1
         else:
             summary.unchanged += 1
+
+    def apply_plan(self, plan: Plan, summary: UpsertSummary) -> None:
+        """Merge a batch rewritten by :func:`kg.provisional.plan`: its records, then the earlier
+        carriers of the concepts it promotes (their papers must be loaded and tracked)."""
+        for record in plan.records:
+            self.apply(record, summary, changed=record.paper.id in plan.changed_papers)
+        for cid, pid, node, rel in plan.promote:
+            # The phrase is a node now: it leaves the paper's keyphrases, as if it had been one
+            # from the start, so the order the papers came in does not show.
+            promoted = without_phrase(self.nodes[pid], node.get("name"))
+            if promoted is not None:
+                self.nodes[pid] = promoted
+                self.last_input.pop(pid, None)
+                if pid not in self.new_nodes:
+                    self.changed_nodes[pid] = None
+            before = top_concepts(self.mentions[pid].items())
+            self._merge_node(Node(id=cid, label="Concept", properties=node))
+            self._merge_rel(Relationship(type="MENTIONS", start=pid, end=cid, properties=rel), pid)
+            for (x, y), n in cooccurs_changes(before, top_concepts(self.mentions[pid].items())):
+                self.bumps[(x, "CO_OCCURS", y)] += n
+        for (cid, pid), rows in plan.keep.items():
+            self.keep[(cid, pid)] = rows
+        for cid in plan.drop:
+            self.drop.add(cid)
+            for key in [k for k in self.keep if k[0] == cid]:
+                del self.keep[key]
 
     def _merge_node(self, node: Node) -> bool:
         if self.last_input.get(node.id) == node.properties:
@@ -257,7 +292,22 @@ class _Batch:
     @property
     def changes(self) -> bool:
         """Does this batch write anything (and so bump the store version)?"""
-        return bool(self.new_nodes or self.changed_nodes or self.new_rels or self.changed_rels or self.bumps)
+        return bool(
+            self.new_nodes
+            or self.changed_nodes
+            or self.new_rels
+            or self.changed_rels
+            or any(self.bumps.values())
+            or self.keep
+            or self.drop
+        )
+
+    def keyphrase_rows(self) -> list[list[str]]:
+        """The kept keyphrase rows as ``[concept, paper, node json, rel json]``."""
+        return [
+            [cid, pid, json.dumps(node, sort_keys=True), json.dumps(rel, sort_keys=True)]
+            for (cid, pid), (node, rel) in sorted(self.keep.items())
+        ]
 
     def new_node_rows(self) -> dict[tuple[str, str | None], list[dict[str, Any]]]:
         """Rows of the created nodes per ``(label, concept kind)``: a kind gets its own label."""
@@ -301,7 +351,8 @@ class _Batch:
         maybe: dict[str, list[list[Any]]] = defaultdict(list)
         fresh, eids = self.new_nodes, self.eids
         for (a, rtype, b), n in self.bumps.items():
-            (new if a in fresh or b in fresh else maybe)[rtype].append([eids[a], eids[b], n])
+            if n:  # a pair gained and lost in one batch nets to nothing
+                (new if a in fresh or b in fresh else maybe)[rtype].append([eids[a], eids[b], n])
         return new, maybe
 
 
@@ -462,30 +513,44 @@ class Neo4jStore(Neo4jReads):
 
     def _upsert_tx(self, tx: Tx, records: list[PaperRecord]) -> UpsertSummary:
         self._exec(tx, q.lock_writers())
-        batch = self._load_state(tx, records)
+        plan = self._plan_provisional(tx, records)
+        batch = self._load_state(tx, plan.records, [pid for _, pid, _, _ in plan.promote])
         summary = UpsertSummary()
-        for record in records:
-            batch.apply(record, summary)
+        batch.apply_plan(plan, summary)
         self._write(tx, batch)
         written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
-        update_read_index(tx, written, batch.new_nodes, batch.new_rels)
+        update_read_index(tx, written, batch.new_nodes, [*batch.new_rels, *batch.changed_rels])
         return summary
 
-    def _load_state(self, tx: Tx, records: list[PaperRecord]) -> _Batch:
-        ids: dict[str, None] = {}
+    def _plan_provisional(self, tx: Tx, records: list[PaperRecord]) -> Plan:
+        """:func:`kg.provisional.plan` over the nodes and keyphrase rows stored for the batch."""
+        ids = provisional_ids(records)
+        existing: set[str] = set()
+        stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
+        for chunk in _chunks(ids, self._batch_size):
+            existing.update(row[0] for row in self._rows(tx, q.nodes_by_id(chunk)))
+            for cid, pid, node, rel in self._rows(tx, q.keyphrases_of(chunk)):
+                stored.setdefault(cid, {})[pid] = (json.loads(node), json.loads(rel))
+        return plan_provisional(records, existing, stored)
+
+    def _load_state(self, tx: Tx, records: list[PaperRecord], carriers: Sequence[str] = ()) -> _Batch:
+        """The stored state the records touch; ``carriers``: stored papers of promoted concepts,
+        loaded like the batch's own papers."""
+        ids: dict[str, None] = dict.fromkeys(carriers)
         for r in records:
             ids[r.paper.id] = None
             ids.update((n.id, None) for n in r.nodes)
             for rel in r.relationships:
                 ids[rel.start] = None
                 ids[rel.end] = None
-        batch = _Batch(tracked={r.paper.id for r in records})
+        batch = _Batch(tracked={r.paper.id for r in records} | set(carriers))
         for chunk in _chunks(list(ids), self._batch_size):
             for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
                 batch.nodes[node_id] = _strip_internal(props)
                 batch.labels[node_id] = _label_of(labels)
                 batch.eids[node_id] = eid
-        stored_papers = [p for p in dict.fromkeys(r.paper.id for r in records) if p in batch.nodes]
+        papers = dict.fromkeys([*carriers, *(r.paper.id for r in records)])
+        stored_papers = [p for p in papers if p in batch.nodes]
         for chunk in _chunks(stored_papers, self._batch_size):
             for start, rtype, end, props, start_eid, end_eid in self._rows(tx, q.relationships_around(chunk)):
                 batch.know_rel((start, rtype, end), props)
@@ -528,6 +593,10 @@ class Neo4jStore(Neo4jReads):
                 self._exec(tx, q.relabel_concepts(kind, id_chunk))
         for stmt in self._relationship_statements(batch):
             self._exec(tx, stmt)
+        for drop_chunk in _chunks(sorted(batch.drop), size):
+            self._exec(tx, q.drop_keyphrases(drop_chunk))
+        for row_chunk in _chunks(batch.keyphrase_rows(), size):
+            self._exec(tx, q.put_keyphrases(row_chunk))
         self._exec(tx, q.bump_version())
 
     def _relationship_statements(self, batch: _Batch) -> Iterator[q.Statement]:

@@ -7,7 +7,8 @@ JSON property map, and name lookups go through a key table instead of scanning n
 - ``nodes``: one row per node; ``props`` is the JSON property map as the record gave it (merged);
   ``name``/``sort_key``/``year``/``kind``/``source``/``search_text`` are derived from it on write;
   ``paper_count`` is the node's paper degree (MENTIONS in, AUTHORED out, PUBLISHED_IN in,
-  HAS_TOPIC in), kept in the same transaction as the relationships.
+  HAS_TOPIC in), kept in the same transaction as the relationships; for a concept only the
+  MENTIONS that are ``about`` it count, so it equals the API's ``paperCount``.
 - ``rels``: one row per (start, type, end); ``weight`` holds the derived COAUTHOR/CO_OCCURS
   ``papers`` (stored with ``start < end``), ``about`` a MENTIONS' aboutness, ``position`` an
   AUTHORED byline position.

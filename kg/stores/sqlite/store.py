@@ -22,10 +22,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kg import deadline
-from kg.derived import coauthor_pairs_allowed, new_pairs, top_concepts
+from kg.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
 from kg.errors import GraphStoreError
 from kg.merge import merge_properties
 from kg.models import PaperRecord, Properties, UpsertSummary
+from kg.provisional import without_phrase
 from kg.stores.sqlite import keyphrases, schema
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
@@ -301,6 +302,7 @@ class _Batch:
         self.rels: dict[RelKey, Properties] = {}
         self.new_rels: set[RelKey] = set()
         self.changed_rels: set[RelKey] = set()
+        self.about_delta: dict[str, int] = defaultdict(int)  # concept -> change in papers about it
         self.authors: dict[str, set[str]] = {}
         self.mentions: dict[str, dict[str, float]] = {}
         self.pair_delta: dict[tuple[str, str, str], int] = defaultdict(int)
@@ -384,7 +386,7 @@ class _Batch:
                 )
 
     def apply(self) -> UpsertSummary:
-        self.plan = keyphrases.plan(self.c, self.records)
+        self.plan = keyphrases.plan_batch(self.c, self.records)
         self.records = self.plan.records
         self._load()
         summary = UpsertSummary()
@@ -405,8 +407,8 @@ class _Batch:
             if coauthor_pairs_allowed(self.props[pid]):  # hyperauthored papers make no pairs
                 for a, b in new_pairs(before_authors, self.authors[pid]):
                     self.pair_delta[(a, "COAUTHOR", b)] += 1
-            for a, b in new_pairs(before_top, top_concepts(self.mentions[pid].items())):
-                self.pair_delta[(a, "CO_OCCURS", b)] += 1
+            for (a, b), n in cooccurs_changes(before_top, top_concepts(self.mentions[pid].items())):
+                self.pair_delta[(a, "CO_OCCURS", b)] += n
             if not existed:
                 summary.added += 1
             elif changed:
@@ -422,7 +424,7 @@ class _Batch:
 
     def _promote(self) -> None:
         """Link the earlier carriers of a concept promoted in this batch (see
-        :mod:`kg.stores.sqlite.keyphrases`), with the derived pairs their new MENTIONS make."""
+        :mod:`kg.provisional`), with the derived pairs their new MENTIONS make."""
         if not self.plan.promote:
             return
         papers = sorted({pid for _, pid, _, _ in self.plan.promote} - set(self.mentions))
@@ -447,21 +449,17 @@ class _Batch:
             # The phrase is a node now: it leaves the paper's keyphrases (as if it had been one
             # from the start, so the order the papers came in does not show).
             paper = self.props.get(pid)
-            name = node.get("name")
-            phrases = paper.get(keyphrases.KEYPHRASES) if paper else None
-            if paper is not None and isinstance(phrases, list) and name in phrases:
+            promoted = without_phrase(paper, node.get("name")) if paper is not None else None
+            if paper is not None and promoted is not None:
                 self.changed_nodes.setdefault(pid, dict(paper))
-                kept = [str(x) for x in phrases if x != name]
-                self.props[pid] = {k: v for k, v in paper.items() if k != keyphrases.KEYPHRASES}
-                if kept:
-                    self.props[pid][keyphrases.KEYPHRASES] = kept
+                self.props[pid] = promoted
             before = top_concepts(self.mentions[pid].items())
             self._merge_node(cid, "Concept", node)
             key = (pid, "MENTIONS", cid)
             self._merge_rel(key, rel)
             self.mentions[pid][cid] = _score(self.rels[key])
-            for a, b in new_pairs(before, top_concepts(self.mentions[pid].items())):
-                self.pair_delta[(a, "CO_OCCURS", b)] += 1
+            for (a, b), n in cooccurs_changes(before, top_concepts(self.mentions[pid].items())):
+                self.pair_delta[(a, "CO_OCCURS", b)] += n
 
     def _merge_node(self, nid: str, label: str, props: Properties) -> bool:
         old = self.props.get(nid)
@@ -484,6 +482,11 @@ class _Batch:
             self.new_rels.add(key)
         self.changed_rels.add(key)
         self.rels[key] = merged
+        if key[1] == "MENTIONS":  # a concept's paper_count counts the papers about it
+            was = 0 if old is None else schema.rel_columns("MENTIONS", old)[0] or 0
+            now = schema.rel_columns("MENTIONS", merged)[0] or 0
+            if now != was:
+                self.about_delta[key[2]] += now - was
         return True
 
     def _write(self) -> None:
@@ -518,7 +521,10 @@ class _Batch:
             ],
         )
         degree: dict[str, int] = defaultdict(int)
+        degree.update(self.about_delta)
         for s, t, e in self.new_rels:
+            if t == "MENTIONS":
+                continue  # counted in about_delta
             side = schema.PAPER_DEGREE.get(t)
             if side is not None:
                 degree[s if side == "start" else e] += 1
@@ -528,7 +534,11 @@ class _Batch:
         c.executemany(
             'INSERT INTO rels (start, type, "end", weight) VALUES (?,?,?,?) '
             'ON CONFLICT (start, type, "end") DO UPDATE SET weight = weight + excluded.weight',
-            [(a, t, b, n) for (a, t, b), n in self.pair_delta.items()],
+            [(a, t, b, n) for (a, t, b), n in self.pair_delta.items() if n],
+        )
+        c.executemany(  # a pair no paper's top set holds any more (kg.derived)
+            'DELETE FROM rels WHERE start = ? AND type = ? AND "end" = ? AND weight <= 0',
+            [(a, t, b) for (a, t, b), n in self.pair_delta.items() if n < 0],
         )
         c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 

@@ -1,0 +1,149 @@
+"""Extraction on every core: batches of raw papers go to worker processes, records come back in order.
+
+Why: extraction (the spaCy tokenizer and the concept analysis) is most of an ingest's CPU and
+depends on nothing but the paper, while store writes must stay in one process (one writer
+transaction at a time, and the merge of a batch reads what the previous one wrote). So the
+ingest process reads files and writes batches, and ``jobs`` worker processes extract the
+batches ahead of it. Results are taken in submission order, so the store sees exactly the
+batches a one-process ingest would, and the graph is the same.
+
+Workers are forked from the ingest process, which has the spaCy pipeline loaded already: no
+second model load, and the pages are shared until written. A small ingest (one batch or less:
+``kg ingest new.jsonl``) never starts a worker, because forking costs more than it saves there.
+If a worker dies (killed, out of memory), the batches in flight are extracted in the ingest
+process instead and the pool is not used again: papers are never lost to a dead worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from kg.models import PaperRecord, RawPaper
+from kg.pipeline import Pipeline
+from kg.readers import ReadProblem
+
+Built = tuple[list[PaperRecord], list[ReadProblem]]
+_PIPELINE: Pipeline | None = None  # the forked workers' pipeline (set before the fork)
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def build_records(pipeline: Pipeline, papers: Sequence[RawPaper]) -> Built:
+    """The batch's records; if the batch as a whole fails, paper by paper, so only the culprit is lost."""
+    try:
+        return pipeline.build(papers)
+    except Exception:  # one paper must not cost its batch: retry one by one
+        records: list[PaperRecord] = []
+        problems: list[ReadProblem] = []
+        for p in papers:
+            try:
+                r, pr = pipeline.build([p])
+            except Exception as e:
+                problems.append(ReadProblem(p.file, p.line, f"extraction failed: {type(e).__name__}: {e}"))
+                continue
+            records += r
+            problems += pr
+        return records, problems
+
+
+def _work(papers: list[RawPaper]) -> Built:
+    assert _PIPELINE is not None, "worker started without a pipeline"
+    return build_records(_PIPELINE, papers)
+
+
+class Extractor:
+    """Extracts submitted batches, ``jobs`` at a time, and yields the results in order.
+
+    Args:
+        pipeline: the loaded pipeline (workers inherit it).
+        jobs: worker processes; 1 extracts in this process.
+
+    Use: :meth:`submit` each batch and write what it yields; then write what :meth:`drain`
+    yields; :meth:`close` at the end (also after an error).
+    """
+
+    def __init__(self, pipeline: Pipeline, jobs: int = 1) -> None:
+        self.pipeline = pipeline
+        self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+        self._broken = False
+        self._held: list[RawPaper] | None = None  # the first batch, until a second shows up
+        self._flight: deque[tuple[list[RawPaper], Future[Built]]] = deque()
+
+    @property
+    def parallel(self) -> bool:
+        """Did any batch go to a worker process?"""
+        return self._pool is not None
+
+    def submit(self, papers: list[RawPaper]) -> Iterator[Built]:
+        """Queue a batch; yields the results whose turn has come (none while workers are busy)."""
+        if self.jobs <= 1 or self._broken:
+            while self._flight:  # the batches sent before the pool broke come first
+                yield self._next()
+            yield from self._in_process([papers])
+            return
+        if self._pool is None:
+            if self._held is None:
+                self._held = papers
+                return
+            self._start()
+            self._send(self._held)
+            self._held = None
+        self._send(papers)
+        while len(self._flight) > self.jobs:
+            yield self._next()
+
+    def drain(self) -> Iterator[Built]:
+        """The results of every batch still queued, in order."""
+        if self._held is not None:
+            held, self._held = self._held, None
+            yield from self._in_process([held])
+        while self._flight:
+            yield self._next()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # -- internals ---------------------------------------------------------------------------
+    def _in_process(self, batches: list[list[RawPaper]]) -> Iterator[Built]:
+        for papers in batches:
+            yield build_records(self.pipeline, papers)
+
+    def _start(self) -> None:
+        global _PIPELINE
+        _PIPELINE = self.pipeline
+        self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"))
+
+    def _send(self, papers: list[RawPaper]) -> None:
+        assert self._pool is not None
+        try:
+            self._flight.append((papers, self._pool.submit(_work, papers)))
+        except BrokenProcessPool:
+            self._flight.append((papers, _failed()))
+
+    def _next(self) -> Built:
+        papers, future = self._flight.popleft()
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            # A worker died: this batch and every later one are extracted here instead.
+            self._broken = True
+            return build_records(self.pipeline, papers)
+
+
+def _failed() -> Future[Built]:
+    f: Future[Built] = Future()
+    f.set_exception(BrokenProcessPool("the extraction pool is broken"))
+    return f
