@@ -145,6 +145,18 @@ def _overrides(query: DocumentedQuery, picks: GuidePicks, index: int = 0) -> dic
     return out
 
 
+def guide_blocks(queries: Sequence[DocumentedQuery], picks: GuidePicks) -> list[tuple[DocumentedQuery, str]]:
+    """Every runnable block of the guide, with the documented query it comes from."""
+    blocks: list[tuple[DocumentedQuery, str]] = []
+    for q in queries:
+        blocks.append((q, runnable(q, _overrides(q, picks))))
+        varied = _varied_param(q, picks)
+        if varied is not None:
+            others = picks.names(varied)[1 : 1 + VARIANTS]
+            blocks += [(q, runnable(q, _overrides(q, picks, i + 1))) for i in range(len(others))]
+    return blocks
+
+
 def _varied_param(query: DocumentedQuery, picks: GuidePicks) -> str | None:
     return next((p for p in query.params if len(picks.names(p)) > 1), None)
 

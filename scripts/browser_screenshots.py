@@ -86,8 +86,10 @@ def photograph(page: Page, frame: Locator, path: Path, legend: bool) -> None:
     frame.locator("button[title^=Fullscreen]").click()
     if not legend:
         frame.locator("button[title='Collapse the node properties display']").click()
-    page.wait_for_timeout(4000)  # force layout
-    frame.locator("button[aria-label=zoom-to-fit]").dispatch_event("click")
+    fit = frame.locator("button[aria-label=zoom-to-fit]")
+    for settle_ms in (4000, 3000):  # the force layout keeps moving for a few seconds
+        page.wait_for_timeout(settle_ms)
+        fit.dispatch_event("click")
     page.wait_for_timeout(1500)
     page.screenshot(path=str(path))
     if not legend:
