@@ -253,8 +253,8 @@ def render_guide(queries: Sequence[DocumentedQuery], picks: GuidePicks) -> str:
         slides.append(_slide(title, lead, body))
     papers = picks.label_counts.get("Paper", 0)
     return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-        f"<title>paperkg ({papers} papers)</title></head>\n<body>\n<article class=\"guide\">\n"
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        f'<title>paperkg ({papers} papers)</title></head>\n<body>\n<article class="guide">\n'
         + "\n".join(slides)
         + "\n</article>\n</body></html>\n"
     )
@@ -324,10 +324,10 @@ def run(args: argparse.Namespace) -> int:
         with neo4j.GraphDatabase.driver(args.neo4j_uri, auth=auth) as driver:
             text = generate(driver, args.queries, args.neo4j_database)
     except (QueryFileError, GuideError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        sys.stderr.write(f"error: {e}\n")
         return 1
     except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError, ValueError) as e:
-        print(f"error: {translate_error(e, args.neo4j_uri, args.neo4j_user)}", file=sys.stderr)
+        sys.stderr.write(f"error: {translate_error(e, args.neo4j_uri, args.neo4j_user)}\n")
         return 1
     if args.out is None:
         sys.stdout.write(text)
@@ -336,9 +336,9 @@ def run(args: argparse.Namespace) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text, encoding="utf-8")
     except OSError as e:
-        print(f"error: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
+        sys.stderr.write(f"error: cannot write {args.out}: {e.strerror or e}\n")
         return 1
-    print(f"wrote {args.out}", file=sys.stderr)
+    sys.stderr.write(f"wrote {args.out}\n")
     return 0
 
 

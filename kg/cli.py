@@ -148,7 +148,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         graph = store.export()
     finally:
         store.close()
-    writers = {"json": to_json, "graphml": to_graphml, "cypher": to_cypher, "gexf": to_gexf, "vosviewer": to_vosviewer}
+    writers = {
+        "json": to_json,
+        "graphml": to_graphml,
+        "cypher": to_cypher,
+        "gexf": to_gexf,
+        "vosviewer": to_vosviewer,
+    }
     text = writers[args.format](graph)
     if args.output:
         args.output.write_text(text, encoding="utf-8")

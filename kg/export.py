@@ -90,11 +90,18 @@ def _display_label(props: dict[str, PropertyValue], fallback: str) -> str:
 
 def paper_years(graph: Graph) -> dict[str, int]:
     """``paper id -> year`` for the papers that have one."""
-    return {
-        n.id: n.properties["year"]
-        for n in graph.nodes
-        if n.label == "Paper" and isinstance(n.properties.get("year"), int)
-    }
+    out: dict[str, int] = {}
+    for n in graph.nodes:
+        year = n.properties.get("year")
+        if n.label == "Paper" and isinstance(year, int) and not isinstance(year, bool):
+            out[n.id] = year
+    return out
+
+
+def _papers_weight(props: dict[str, PropertyValue]) -> int:
+    """A derived pair's ``papers`` count (1 if missing or malformed)."""
+    value = props.get("papers")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
 def shared_years(graph: Graph) -> dict[tuple[str, str], list[int]]:
@@ -168,7 +175,7 @@ def to_gexf(graph: Graph) -> str:
         attrs["id"] = f"e{i}"
         if r.type in ("COAUTHOR", "CO_OCCURS"):
             shared = pair_years.get((r.start, r.end), [])
-            attrs["weight"] = float(r.properties.get("papers") or 1)
+            attrs["weight"] = float(_papers_weight(r.properties))
             attrs["years"] = "|".join(str(y) for y in shared)
             if shared:
                 attrs["spells"] = [year_spell(y) for y in shared]
@@ -188,17 +195,27 @@ VOSVIEWER_NETWORKS: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "Author",
         "COAUTHOR",
         "AUTHORED",
-        {"item": "Author", "items": "Authors", "link": "Co-authorship link",
-         "links": "Co-authorship links", "link_strength": "Co-authored papers",
-         "total_link_strength": "Total co-authored papers"},
+        {
+            "item": "Author",
+            "items": "Authors",
+            "link": "Co-authorship link",
+            "links": "Co-authorship links",
+            "link_strength": "Co-authored papers",
+            "total_link_strength": "Total co-authored papers",
+        },
     ),
     "concepts": (
         "Concept",
         "CO_OCCURS",
         "MENTIONS",
-        {"item": "Concept", "items": "Concepts", "link": "Co-occurrence link",
-         "links": "Co-occurrence links", "link_strength": "Shared papers",
-         "total_link_strength": "Total shared papers"},
+        {
+            "item": "Concept",
+            "items": "Concepts",
+            "link": "Co-occurrence link",
+            "links": "Co-occurrence links",
+            "link_strength": "Shared papers",
+            "total_link_strength": "Total shared papers",
+        },
     ),
 }
 
@@ -218,14 +235,15 @@ def to_vosviewer_dict(graph: Graph, network: str = "coauthors") -> dict[str, Any
     papers_of: dict[str, set[str]] = {}
     for r in graph.relationships:
         if r.type == member_type:
-            item, paper = (r.start, r.end) if member_type == "AUTHORED" else (r.end, r.start)
-            papers_of.setdefault(item, set()).add(paper)
+            member, paper = (r.start, r.end) if member_type == "AUTHORED" else (r.end, r.start)
+            papers_of.setdefault(member, set()).add(paper)
     items = [n for n in graph.nodes if n.label == label]
     number = {n.id: i for i, n in enumerate(items, start=1)}
-    links, degree, strength = [], dict.fromkeys(number, 0), dict.fromkeys(number, 0)
+    links: list[dict[str, int]] = []
+    degree, strength = dict.fromkeys(number, 0), dict.fromkeys(number, 0)
     for r in graph.relationships:
         if r.type == pair_type and r.start in number and r.end in number:
-            weight = int(r.properties.get("papers") or 1)
+            weight = _papers_weight(r.properties)
             links.append({"source_id": number[r.start], "target_id": number[r.end], "strength": weight})
             for end in (r.start, r.end):
                 degree[end] += 1

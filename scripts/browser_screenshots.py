@@ -80,17 +80,50 @@ def run_block(page: Page, block: Locator) -> Locator:
     return frame
 
 
+def _overflowing(page: Page, frame: Locator, legend: bool) -> bool:
+    """Whether a node lies outside the visible drawing (under the legend or past an edge)."""
+    area = frame.locator("svg").first.bounding_box()
+    assert area is not None
+    right = area["x"] + area["width"]
+    if legend:
+        overview = frame.locator("text=Overview").first.bounding_box()
+        if overview is not None:
+            right = overview["x"] - 16
+    boxes = frame.locator("svg g.node").evaluate_all(
+        "ns => ns.map(n => n.getBoundingClientRect()).map(r => [r.left, r.top, r.right, r.bottom])"
+    )
+    bottom = area["y"] + area["height"]
+    return any(x0 < area["x"] or y0 < area["y"] or x1 > right or y1 > bottom for x0, y0, x1, y1 in boxes)
+
+
+def _wait_still(page: Page, frame: Locator, timeout_ms: int = 15_000) -> None:
+    """Wait until the drawing's zoom transform and node positions stop changing."""
+    script = """el => [...el.querySelectorAll('svg g')].slice(0, 40)
+        .map(g => g.getAttribute('transform')).join('|')"""
+    last, waited = None, 0
+    while waited < timeout_ms:
+        now = frame.evaluate(script)
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(400)
+        waited += 400
+
+
 def photograph(page: Page, frame: Locator, path: Path, legend: bool) -> None:
-    """The frame in fullscreen, guide closed, zoomed to fit once the layout has settled."""
+    """The frame in fullscreen, guide closed, zoomed out until every node is in view."""
     page.locator("[data-testid=navigationGuides]").click()  # close the sidebar
     frame.locator("button[title^=Fullscreen]").click()
     if not legend:
         frame.locator("button[title='Collapse the node properties display']").click()
-    fit = frame.locator("button[aria-label=zoom-to-fit]")
-    for settle_ms in (4000, 3000):  # the force layout keeps moving for a few seconds
-        page.wait_for_timeout(settle_ms)
-        fit.dispatch_event("click")
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(5000)  # the force layout settles
+    # Browser's zoom-to-fit does not zoom out on these layouts; zoom-out steps do.
+    for _ in range(6):
+        _wait_still(page, frame)
+        if not _overflowing(page, frame, legend):
+            break
+        frame.locator("button[aria-label=zoom-out]").click(force=True)
+    page.wait_for_timeout(700)
     page.screenshot(path=str(path))
     if not legend:
         frame.locator("button[title='Expand the node properties display']").click()

@@ -35,7 +35,9 @@ CHROMIUM = os.environ.get("KG_TEST_CHROMIUM", "/usr/bin/chromium")
 
 def _driver_module() -> ModuleType:
     """scripts/browser_screenshots.py: the one place that knows how to drive Browser."""
-    spec = importlib.util.spec_from_file_location("browser_screenshots", ROOT / "scripts" / "browser_screenshots.py")
+    spec = importlib.util.spec_from_file_location(
+        "browser_screenshots", ROOT / "scripts" / "browser_screenshots.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -63,7 +63,9 @@ def test_the_file_documents_pictures_and_tables() -> None:
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=[q.number for q in QUERIES])
-def test_documented_query_returns_rows_with_its_defaults(example_graph: neo4j.Driver, query: DocumentedQuery) -> None:
+def test_documented_query_returns_rows_with_its_defaults(
+    example_graph: neo4j.Driver, query: DocumentedQuery
+) -> None:
     with example_graph.session() as session:
         params = {name: _value(session, expr) for name, expr in query.params.items()}
     rows = _run(example_graph, query.cypher, params)

@@ -99,7 +99,11 @@ def _copies(dockerfile: Path) -> list[str]:
 def _ignored(path: str, patterns: list[str]) -> bool:
     parts = path.split("/")
     prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-    return any(fnmatch.fnmatch(p, pat.removeprefix("**/")) or fnmatch.fnmatch(p, pat) for p in prefixes for pat in patterns)
+    return any(
+        fnmatch.fnmatch(p, pat.removeprefix("**/")) or fnmatch.fnmatch(p, pat)
+        for p in prefixes
+        for pat in patterns
+    )
 
 
 def test_dockerignore_keeps_local_state_out_and_the_copied_files_in() -> None:

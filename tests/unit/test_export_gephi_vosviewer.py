@@ -21,11 +21,21 @@ def _graph() -> Graph:
     ]
     nodes += [Node(id=f"a:{n}", label="Author", properties={"name": n}) for n in ("Ada", "Bob", "Cy")]
     nodes += [
-        Node(id="c:gnn", label="Concept", properties={"name": "graph neural network", "kind": "MODEL",
-                                                      "aliases": ["GNN", "GNNs"]}),
+        Node(
+            id="c:gnn",
+            label="Concept",
+            properties={"name": "graph neural network", "kind": "MODEL", "aliases": ["GNN", "GNNs"]},
+        ),
         Node(id="c:kg", label="Concept", properties={"name": "knowledge graph", "kind": "CONCEPT"}),
     ]
-    authored = [("a:Ada", "p1"), ("a:Bob", "p1"), ("a:Ada", "p2"), ("a:Bob", "p2"), ("a:Bob", "p3"), ("a:Cy", "p3")]
+    authored = [
+        ("a:Ada", "p1"),
+        ("a:Bob", "p1"),
+        ("a:Ada", "p2"),
+        ("a:Bob", "p2"),
+        ("a:Bob", "p3"),
+        ("a:Cy", "p3"),
+    ]
     rels = [Relationship(type="AUTHORED", start=a, end=p, properties={"position": 0}) for a, p in authored]
     rels += [Relationship(type="MENTIONS", start=p, end=c) for p in ("p1", "p2") for c in ("c:gnn", "c:kg")]
     rels += [
@@ -89,7 +99,10 @@ def test_vosviewer_coauthor_network_reads_back() -> None:
     assert items["Ada"]["scores"] == {"Avg. pub. year": 2020.0}
     assert items["Cy"].get("scores") is None  # Cy's only paper is undated
     by_id = {i["id"]: name for name, i in items.items()}
-    links = {(by_id[l["source_id"]], by_id[l["target_id"]]): l["strength"] for l in data["network"]["links"]}
+    links = {
+        (by_id[link["source_id"]], by_id[link["target_id"]]): link["strength"]
+        for link in data["network"]["links"]
+    }
     assert links == {("Ada", "Bob"): 2, ("Bob", "Cy"): 1}
     assert data["config"]["terminology"]["item"] == "Author"
 
@@ -98,7 +111,7 @@ def test_vosviewer_concept_network() -> None:
     data = to_vosviewer_dict(_graph(), "concepts")
     labels = sorted(i["label"] for i in data["network"]["items"])
     assert labels == ["graph neural network", "knowledge graph"]
-    assert [l["strength"] for l in data["network"]["links"]] == [2]
+    assert [link["strength"] for link in data["network"]["links"]] == [2]
 
 
 def test_vosviewer_unknown_network_is_a_clear_error() -> None:
