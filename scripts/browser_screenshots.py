@@ -82,7 +82,7 @@ def run_block(page: Page, block: Locator) -> Locator:
 
 def _overflowing(page: Page, frame: Locator, legend: bool) -> bool:
     """Whether a node lies outside the visible drawing (under the legend or past an edge)."""
-    area = frame.locator("svg").first.bounding_box()
+    area = frame.locator("svg:has(g.node)").first.bounding_box()  # the drawing, not an icon
     assert area is not None
     right = area["x"] + area["width"]
     if legend:
@@ -98,7 +98,7 @@ def _overflowing(page: Page, frame: Locator, legend: bool) -> bool:
 
 def _wait_still(page: Page, frame: Locator, timeout_ms: int = 15_000) -> None:
     """Wait until the drawing's zoom transform and node positions stop changing."""
-    script = """el => [...el.querySelectorAll('svg g')].slice(0, 40)
+    script = """el => [...el.querySelectorAll('svg g.node, svg g[transform*=scale]')].slice(0, 40)
         .map(g => g.getAttribute('transform')).join('|')"""
     last, waited = None, 0
     while waited < timeout_ms:
@@ -111,23 +111,32 @@ def _wait_still(page: Page, frame: Locator, timeout_ms: int = 15_000) -> None:
 
 
 def photograph(page: Page, frame: Locator, path: Path, legend: bool) -> None:
-    """The frame in fullscreen, guide closed, zoomed out until every node is in view."""
+    """The frame in fullscreen, guide closed, at the largest zoom step showing every node."""
     page.locator("[data-testid=navigationGuides]").click()  # close the sidebar
-    frame.locator("button[title^=Fullscreen]").click()
+    frame.locator("button[title^=Fullscreen]").click(force=True)
     if not legend:
-        frame.locator("button[title='Collapse the node properties display']").click()
+        frame.locator("button[title='Collapse the node properties display']").click(force=True)
     page.wait_for_timeout(5000)  # the force layout settles
     # Browser's zoom-to-fit does not zoom out on these layouts; zoom-out steps do.
-    for _ in range(6):
+    zoom_in = frame.locator("button[aria-label=zoom-in]")
+    zoom_out = frame.locator("button[aria-label=zoom-out]")
+    for _ in range(6):  # out until every node is in view
         _wait_still(page, frame)
         if not _overflowing(page, frame, legend):
             break
-        frame.locator("button[aria-label=zoom-out]").click(force=True)
+        zoom_out.click(force=True)
+    for _ in range(6):  # then in, as far as every node stays in view
+        zoom_in.click(force=True)
+        _wait_still(page, frame)
+        if _overflowing(page, frame, legend):
+            zoom_out.click(force=True)
+            _wait_still(page, frame)
+            break
     page.wait_for_timeout(700)
     page.screenshot(path=str(path))
     if not legend:
-        frame.locator("button[title='Expand the node properties display']").click()
-    frame.locator("button[title^='Close fullscreen']").click()
+        frame.locator("button[title='Expand the node properties display']").click(force=True)
+    frame.locator("button[title^='Close fullscreen']").click(force=True)
     page.locator("[data-testid=navigationGuides]").click()  # the guide again
     page.wait_for_timeout(500)
 
