@@ -17,6 +17,12 @@ COPY api ./api
 RUN pip install . \
     && useradd --create-home --uid 10001 paperkg
 
+# For the compose "seed" service: the example listings, the documented Browser queries and
+# style it builds the guide from, and the seed script itself (docker/seed).
+COPY examples ./examples
+COPY neo4j-browser/paperkg.grass neo4j-browser/browser-queries.cypher ./neo4j-browser/
+COPY docker/seed /usr/local/bin/seed
+
 USER paperkg
 EXPOSE 8000
 

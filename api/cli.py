@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_flags(p)
 
     p = sub.add_parser("export", help="write the whole graph")
-    p.add_argument("--format", choices=["json", "graphml", "cypher"], default="json")
+    p.add_argument("--format", choices=["json", "graphml", "cypher", "gexf", "vosviewer"], default="json")
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
     _add_store_flags(p)
 
@@ -182,14 +182,21 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from kg.export import to_cypher, to_graphml, to_json
+    from kg.export import to_cypher, to_gexf, to_graphml, to_json, to_vosviewer
 
     store = _open_store(_settings(args))
     try:
         graph = store.export()
     finally:
         store.close()
-    text = {"json": to_json, "graphml": to_graphml, "cypher": to_cypher}[args.format](graph)
+    writers = {
+        "json": to_json,
+        "graphml": to_graphml,
+        "cypher": to_cypher,
+        "gexf": to_gexf,
+        "vosviewer": to_vosviewer,
+    }
+    text = writers[args.format](graph)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
         _err(f"wrote {len(graph.nodes)} nodes and {len(graph.relationships)} relationships to {args.output}")

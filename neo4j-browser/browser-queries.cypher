@@ -1,20 +1,32 @@
 // paperkg: Cypher for exploring the graph in Neo4j Browser (http://127.0.0.1:7474/browser/).
 //
 // Start a server with scripts/neo4j/start (no auth by default: choose "No authentication" in the
-// Browser login form) or with `docker compose up neo4j` (user neo4j, password
-// $KG_NEO4J_PASSWORD, default paperkg-dev-password).
+// Browser login form) or with `docker compose up` (user neo4j, password $KG_NEO4J_PASSWORD,
+// default paperkg-dev-password).
 //
-// Styling: drag neo4j-browser/paperkg.grass onto the Browser window, or type `:style ` followed by the
-// file's content in the editor (`:style reset` restores the default). Papers are captioned with
-// {shortTitle}, other nodes with {name}, COAUTHOR / CO_OCCURS edges with their {papers} weight.
+// Style and guide: nothing to do. Both servers set browser.post_connect_cmd, so connecting runs
+//   :style http://127.0.0.1:7474/paperkg/paperkg.grass
+//   :guide http://127.0.0.1:7474/paperkg/guide.html
+// (the paperkg extension serves both files from the Neo4j HTTP server itself). Run those two
+// lines yourself after `:style reset`, or on a server started another way: the one way to load
+// the style is `:style <url of paperkg.grass>`. The guide has these queries with names taken
+// from your graph (python -m kg.browser_guide); the defaults below are names in examples/listings.
 //
 // Usage: each block below is one `:param` set-up plus one query. Run the `:param` lines first
 // (one by one, or paste a whole block: Browser's multi-statement mode splits on `;`), then edit
 // the values. `:params` lists the current parameters, `:params {}` clears them.
 //
+// Pictures equal results. Graph-view queries end with the same "picture tail": it returns
+// virtual copies (APOC) of exactly the nodes and relationships the query selected, so
+// Browser's "Connect result nodes" setting cannot add edges the query filtered out, and the
+// copies carry neither the internal __KGNode__ label nor the internal _aliasText property.
+// (Virtual nodes cannot be expanded by double-click; run query 1 for a node instead.)
+//
 // Graph model:
 //   (:Paper {id, title, abstract, year, shortTitle})   (:Author {id, name})
-//   (:Venue {id, name, year})   (:Topic {id, name, path})   (:Concept {id, name, kind, aliases})
+//   (:Venue {id, name, series, year})   (:Topic {id, name, path})
+//   (:Concept {id, name, kind, aliases}), with a second label per kind except CONCEPT:
+//   :Method, :Task, :Dataset, :Model, :Metric
 //   (Author)-[:AUTHORED {position}]->(Paper)          (Paper)-[:PUBLISHED_IN]->(Venue)
 //   (Paper)-[:HAS_TOPIC]->(Topic)                     (Topic)-[:SUBTOPIC_OF]->(Topic)
 //   (Paper)-[:MENTIONS {count, score, evidence}]->(Concept)
@@ -25,9 +37,10 @@
 
 
 // ---------------------------------------------------------------------------------------------
-// 0. Find a concept by name or alias (case-insensitive) before exploring it.
+// 0. Find a concept by name or alias (table view).
+//    Case-insensitive, on names and aliases; use it to get the exact name query 1 needs.
 // ---------------------------------------------------------------------------------------------
-:param name => 'knowledge graph';
+:param name => 'language model';
 
 MATCH (c:Concept)
 WHERE toLower(c.name) CONTAINS toLower($name)
@@ -44,7 +57,7 @@ LIMIT 25;
 //    broader and narrower concepts, and the concepts it co-occurs with most often.
 //    $name must be the exact Concept.name (use query 0 to find it); $limit caps each part.
 // ---------------------------------------------------------------------------------------------
-:param name => 'knowledge graph';
+:param name => 'language models';
 :param limit => 25;
 
 MATCH (c:Concept {name: $name})
@@ -61,22 +74,37 @@ CALL (c) {
   MATCH path = (c)-[co:CO_OCCURS]-(:Concept)
   RETURN path ORDER BY co.papers DESC LIMIT $limit
 }
-RETURN path;
+// picture tail (see the top of this file)
+WITH collect(path) AS paths WHERE size(paths) > 0
+WITH apoc.coll.toSet(apoc.coll.flatten([p IN paths | nodes(p)])) AS ns,
+     apoc.coll.toSet(apoc.coll.flatten([p IN paths | relationships(p)])) AS rs
+WITH rs, apoc.map.fromPairs([n IN ns | [elementId(n), apoc.create.vNode(
+       [l IN labels(n) WHERE NOT l STARTS WITH '__'], apoc.map.removeKey(properties(n), '_aliasText'))]]) AS v
+RETURN [k IN keys(v) | v[k]] AS nodes,
+       [r IN rs | apoc.create.vRelationship(v[elementId(startNode(r))], type(r), properties(r),
+                                            v[elementId(endNode(r))])] AS relationships;
 
 
 // ---------------------------------------------------------------------------------------------
-// 2. The concept co-occurrence graph above a weight (graph view).
+// 2. Concepts that occur together (graph view).
 //    Only pairs of concepts that appear together in at least $minWeight papers; the heaviest
 //    $limit edges. Raise $minWeight if the picture is a hairball.
 // ---------------------------------------------------------------------------------------------
-:param minWeight => 3;
+:param minWeight => 2;
 :param limit => 300;
 
 MATCH path = (:Concept)-[co:CO_OCCURS]->(:Concept)
 WHERE co.papers >= $minWeight
-RETURN path
-ORDER BY co.papers DESC
-LIMIT $limit;
+WITH path ORDER BY co.papers DESC LIMIT $limit
+// picture tail (see the top of this file)
+WITH collect(path) AS paths WHERE size(paths) > 0
+WITH apoc.coll.toSet(apoc.coll.flatten([p IN paths | nodes(p)])) AS ns,
+     apoc.coll.toSet(apoc.coll.flatten([p IN paths | relationships(p)])) AS rs
+WITH rs, apoc.map.fromPairs([n IN ns | [elementId(n), apoc.create.vNode(
+       [l IN labels(n) WHERE NOT l STARTS WITH '__'], apoc.map.removeKey(properties(n), '_aliasText'))]]) AS v
+RETURN [k IN keys(v) | v[k]] AS nodes,
+       [r IN rs | apoc.create.vRelationship(v[elementId(startNode(r))], type(r), properties(r),
+                                            v[elementId(endNode(r))])] AS relationships;
 
 
 // ---------------------------------------------------------------------------------------------
@@ -84,7 +112,7 @@ LIMIT $limit;
 //    The author, their co-authors, and every COAUTHOR edge among that circle (so you also see
 //    which co-authors work with each other), keeping edges with at least $minPapers joint papers.
 // ---------------------------------------------------------------------------------------------
-:param author => 'Jane Doe';
+:param author => 'Jonathan Berant';
 :param minPapers => 1;
 
 MATCH (a:Author {name: $author})
@@ -93,23 +121,43 @@ WITH a, collect(DISTINCT co) + [a] AS circle
 UNWIND circle AS x
 MATCH path = (x)-[r:COAUTHOR]->(y:Author)
 WHERE y IN circle AND r.papers >= $minPapers
-RETURN path;
+// picture tail (see the top of this file)
+WITH collect(path) AS paths WHERE size(paths) > 0
+WITH apoc.coll.toSet(apoc.coll.flatten([p IN paths | nodes(p)])) AS ns,
+     apoc.coll.toSet(apoc.coll.flatten([p IN paths | relationships(p)])) AS rs
+WITH rs, apoc.map.fromPairs([n IN ns | [elementId(n), apoc.create.vNode(
+       [l IN labels(n) WHERE NOT l STARTS WITH '__'], apoc.map.removeKey(properties(n), '_aliasText'))]]) AS v
+RETURN [k IN keys(v) | v[k]] AS nodes,
+       [r IN rs | apoc.create.vRelationship(v[elementId(startNode(r))], type(r), properties(r),
+                                            v[elementId(endNode(r))])] AS relationships;
 
-// 3b. The same as a table: co-authors by number of joint papers.
+// 3b. Co-authors by joint papers (table view).
+//    Query 3 as a table: the author's co-authors, most joint papers first.
 MATCH (a:Author {name: $author})-[r:COAUTHOR]-(co:Author)
 RETURN co.name AS coauthor, r.papers AS jointPapers
 ORDER BY jointPapers DESC, coauthor;
 
 
 // ---------------------------------------------------------------------------------------------
-// 4. The topic tree.
-//    4a (graph view): every SUBTOPIC_OF edge, child -> parent.
+// 4. The topic tree (graph view).
+//    Every topic, with its SUBTOPIC_OF edge (child -> parent) if it has one. Topics are
+//    captioned with their whole path ("Deep Learning, Theory"), so equal names under
+//    different parents ("Theory, Optimization" / "Optimization") differ.
 // ---------------------------------------------------------------------------------------------
-MATCH path = (:Topic)-[:SUBTOPIC_OF]->(:Topic)
-RETURN path;
+MATCH path = (:Topic)-[:SUBTOPIC_OF*0..1]->(:Topic)
+// picture tail (see the top of this file)
+WITH collect(path) AS paths WHERE size(paths) > 0
+WITH apoc.coll.toSet(apoc.coll.flatten([p IN paths | nodes(p)])) AS ns,
+     apoc.coll.toSet(apoc.coll.flatten([p IN paths | relationships(p)])) AS rs
+WITH rs, apoc.map.fromPairs([n IN ns | [elementId(n), apoc.create.vNode(
+       [l IN labels(n) WHERE NOT l STARTS WITH '__'], apoc.map.removeKey(properties(n), '_aliasText'))]]) AS v
+RETURN [k IN keys(v) | v[k]] AS nodes,
+       [r IN rs | apoc.create.vRelationship(v[elementId(startNode(r))], type(r), properties(r),
+                                            v[elementId(endNode(r))])] AS relationships;
 
-//    4b (table view): one row per topic, indented by depth below its root, with the number of
-//    papers tagged with it. Roots are topics without a parent.
+// 4b. The topic tree as a table (table view).
+//    One row per topic, indented by depth below its root, with the number of papers tagged
+//    with it. Roots are topics without a parent.
 MATCH trail = (t:Topic)-[:SUBTOPIC_OF*0..]->(root:Topic)
 WHERE NOT (root)-[:SUBTOPIC_OF]->(:Topic)
 RETURN root.name AS root,
@@ -119,11 +167,13 @@ RETURN root.name AS root,
        COUNT { (t)<-[:HAS_TOPIC]-(:Paper) } AS papers
 ORDER BY root, t.path, t.name;
 
-//    4c (graph view): the subtree under one topic, with up to $limit of its papers.
-:param topic => 'Machine Learning';
+// 4c. One root topic's subtree with papers (graph view).
+//    The subtree under a root topic (one without a parent), with up to $limit of its papers.
+:param topic => 'Deep Learning';
 :param limit => 50;
 
 MATCH (top:Topic {name: $topic})
+WHERE NOT (top)-[:SUBTOPIC_OF]->(:Topic)
 CALL (top) {
   MATCH path = (:Topic)-[:SUBTOPIC_OF*1..]->(top)
   RETURN path
@@ -131,28 +181,59 @@ CALL (top) {
   MATCH path = (:Paper)-[:HAS_TOPIC]->(:Topic)-[:SUBTOPIC_OF*0..]->(top)
   RETURN path LIMIT $limit
 }
-RETURN path;
+// picture tail (see the top of this file)
+WITH collect(path) AS paths WHERE size(paths) > 0
+WITH apoc.coll.toSet(apoc.coll.flatten([p IN paths | nodes(p)])) AS ns,
+     apoc.coll.toSet(apoc.coll.flatten([p IN paths | relationships(p)])) AS rs
+WITH rs, apoc.map.fromPairs([n IN ns | [elementId(n), apoc.create.vNode(
+       [l IN labels(n) WHERE NOT l STARTS WITH '__'], apoc.map.removeKey(properties(n), '_aliasText'))]]) AS v
+RETURN [k IN keys(v) | v[k]] AS nodes,
+       [r IN rs | apoc.create.vRelationship(v[elementId(startNode(r))], type(r), properties(r),
+                                            v[elementId(endNode(r))])] AS relationships;
 
 
 // ---------------------------------------------------------------------------------------------
-// 5. Papers of a venue.
-//    A Venue node is one edition (name + year), so a venue name can match several nodes.
-//    5a (table view): papers with their authors in author order, newest first.
+// 5. Papers of a venue (table view).
+//    A Venue node is one edition: name "ICLR 2026", series "ICLR", year 2026. $venue matches
+//    the series (every edition) or one edition's name. Papers with their authors in author
+//    order, newest first.
 // ---------------------------------------------------------------------------------------------
-:param venue => 'NeurIPS';
+:param venue => 'ICLR';
 :param limit => 100;
 
-MATCH (v:Venue {name: $venue})<-[:PUBLISHED_IN]-(p:Paper)
+MATCH (v:Venue)<-[:PUBLISHED_IN]-(p:Paper)
+WHERE v.series = $venue OR v.name = $venue
 CALL (p) {
   OPTIONAL MATCH (a:Author)-[au:AUTHORED]->(p)
   WITH a, au ORDER BY au.position
   RETURN collect(a.name) AS authors
 }
-RETURN v.year AS edition, p.year AS year, p.title AS title, authors, p.id AS id
+RETURN v.name AS edition, p.year AS year, p.title AS title, authors, p.id AS id
 ORDER BY edition DESC, year DESC, title
 LIMIT $limit;
 
-//    5b (graph view): the venue's editions, their papers and the papers' authors.
-MATCH path = (v:Venue {name: $venue})<-[:PUBLISHED_IN]-(:Paper)<-[:AUTHORED]-(:Author)
-RETURN path
-LIMIT $limit;
+// 5b. A venue's papers, their authors and topics (graph view).
+//    The venue's editions, up to $limit of their papers, and the papers' authors and topics
+//    (listings without author names, such as ICLR's double-blind ones, show topics only).
+MATCH (v:Venue)<-[:PUBLISHED_IN]-(p:Paper)
+WHERE v.series = $venue OR v.name = $venue
+WITH v, p ORDER BY p.title LIMIT $limit
+CALL (v, p) {
+  MATCH path = (v)<-[:PUBLISHED_IN]-(p)
+  RETURN path
+  UNION
+  MATCH path = (p)<-[:AUTHORED]-(:Author)
+  RETURN path
+  UNION
+  MATCH path = (p)-[:HAS_TOPIC]->(:Topic)
+  RETURN path
+}
+// picture tail (see the top of this file)
+WITH collect(path) AS paths WHERE size(paths) > 0
+WITH apoc.coll.toSet(apoc.coll.flatten([p IN paths | nodes(p)])) AS ns,
+     apoc.coll.toSet(apoc.coll.flatten([p IN paths | relationships(p)])) AS rs
+WITH rs, apoc.map.fromPairs([n IN ns | [elementId(n), apoc.create.vNode(
+       [l IN labels(n) WHERE NOT l STARTS WITH '__'], apoc.map.removeKey(properties(n), '_aliasText'))]]) AS v
+RETURN [k IN keys(v) | v[k]] AS nodes,
+       [r IN rs | apoc.create.vRelationship(v[elementId(startNode(r))], type(r), properties(r),
+                                            v[elementId(endNode(r))])] AS relationships;

@@ -1,0 +1,98 @@
+"""Read-only Cypher that picks the names a Neo4j Browser guide shows (:mod:`kg.browser_guide`).
+
+Each query returns plain rows (names and counts), ordered so the same graph always gives the
+same guide. Kept apart from :mod:`kg.stores.neo4j.queries`, which serves the store itself, and
+self-contained (plain ``(text, params)`` pairs) so the store's rewrites do not touch it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+GuideQuery: TypeAlias = tuple[str, dict[str, Any]]
+
+# Concepts mentioned by the most papers.
+TOP_CONCEPTS = """
+MATCH (c:Concept)
+WITH c, COUNT { (c)<-[:MENTIONS]-(:Paper) } AS papers
+WHERE papers > 0
+RETURN c.name AS name, c.kind AS kind, papers
+ORDER BY papers DESC, name
+LIMIT $limit
+"""
+
+# Authors with the most co-authors (ties: more papers first).
+TOP_AUTHORS = """
+MATCH (a:Author)
+WITH a, COUNT { (a)-[:COAUTHOR]-(:Author) } AS coauthors
+WHERE coauthors > 0
+RETURN a.name AS name, coauthors, COUNT { (a)-[:AUTHORED]->(:Paper) } AS papers
+ORDER BY coauthors DESC, papers DESC, name
+LIMIT $limit
+"""
+
+# Topics without a parent, the biggest subtrees first.
+TOPIC_ROOTS = """
+MATCH (t:Topic)
+WHERE NOT (t)-[:SUBTOPIC_OF]->(:Topic)
+WITH t,
+     COUNT { (:Topic)-[:SUBTOPIC_OF*1..]->(t) } AS subtopics,
+     COUNT { (:Paper)-[:HAS_TOPIC]->(:Topic)-[:SUBTOPIC_OF*0..]->(t) } AS papers
+RETURN t.name AS name, subtopics, papers
+ORDER BY subtopics DESC, papers DESC, name
+LIMIT $limit
+"""
+
+# Venue series (every edition of "ICLR"), by number of papers.
+VENUES = """
+MATCH (v:Venue)
+WITH coalesce(v.series, v.name) AS name, COUNT { (v)<-[:PUBLISHED_IN]-(:Paper) } AS papers
+RETURN name, sum(papers) AS papers
+ORDER BY papers DESC, name
+LIMIT $limit
+"""
+
+# How many concept pairs co-occur in exactly `weight` papers.
+CO_OCCURS_WEIGHTS = """
+MATCH (:Concept)-[r:CO_OCCURS]->(:Concept)
+RETURN r.papers AS weight, count(*) AS pairs
+ORDER BY weight
+"""
+
+# Nodes per user-facing label (internal labels start with "__").
+LABEL_COUNTS = """
+MATCH (n)
+UNWIND [l IN labels(n) WHERE NOT l STARTS WITH '__'] AS label
+RETURN label, count(*) AS nodes
+ORDER BY nodes DESC, label
+"""
+
+
+def top_concepts(limit: int) -> GuideQuery:
+    """``name, kind, papers`` of the most mentioned concepts."""
+    return (TOP_CONCEPTS, {"limit": limit})
+
+
+def top_authors(limit: int) -> GuideQuery:
+    """``name, coauthors, papers`` of the most connected authors."""
+    return (TOP_AUTHORS, {"limit": limit})
+
+
+def topic_roots(limit: int) -> GuideQuery:
+    """``name, subtopics, papers`` of root topics."""
+    return (TOPIC_ROOTS, {"limit": limit})
+
+
+def venues(limit: int) -> GuideQuery:
+    """``name, papers`` per venue series."""
+    return (VENUES, {"limit": limit})
+
+
+def co_occurs_weights() -> GuideQuery:
+    """``weight, pairs``: the CO_OCCURS weight histogram."""
+    return (CO_OCCURS_WEIGHTS, {})
+
+
+def label_counts() -> GuideQuery:
+    """``label, nodes`` for every user-facing label."""
+    return (LABEL_COUNTS, {})
