@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import neo4j  # noqa: E402
 
 from kg.config import Settings  # noqa: E402
+from kg.extract_pool import Extractor, default_jobs  # noqa: E402
 from kg.models import PaperRecord, RawPaper  # noqa: E402
 from kg.nlp import load_nlp  # noqa: E402
 from kg.pipeline import Pipeline  # noqa: E402
@@ -106,23 +107,32 @@ def extract_to(path: Path, data_dir: Path, target: int) -> None:
     for item in iter_input_files([data_dir]):
         if isinstance(item, Path):
             base.extend(read_file(item).papers)
-    pipeline = Pipeline(nlp=load_nlp())
+    extractor = Extractor(Pipeline(nlp=load_nlp()), default_jobs())  # one process per core
     seen: set[str] = set()
     t0 = time.perf_counter()
     k = 1
     part = path.with_suffix(path.suffix + ".part")
     with part.open("w", encoding="utf-8") as f:
-        while len(seen) < target:
-            src = base if k == 1 else [variant(p, k) for p in base if p.abstract]
-            for i in range(0, len(src), 2000):
-                records, _ = pipeline.build(src[i : i + 2000])
-                for r in records:
-                    if r.paper.id not in seen and len(seen) < target:
-                        seen.add(r.paper.id)
-                        f.write(r.model_dump_json() + "\n")
-                if len(seen) >= target:
-                    break
-            k += 1
+
+        def take(records: list[PaperRecord]) -> None:
+            for r in records:
+                if r.paper.id not in seen and len(seen) < target:
+                    seen.add(r.paper.id)
+                    f.write(r.model_dump_json() + "\n")
+
+        try:
+            while len(seen) < target:
+                src = base if k == 1 else [variant(p, k) for p in base if p.abstract]
+                for i in range(0, len(src), 2000):
+                    for built in extractor.submit(src[i : i + 2000]):
+                        take(built[0])
+                    if len(seen) >= target:
+                        break
+                for built in extractor.drain():
+                    take(built[0])
+                k += 1
+        finally:
+            extractor.close()
     part.rename(path)
     print(f"extracted {len(seen)} papers ({len(base)} read) in {time.perf_counter() - t0:.0f} s into {path}")
 
