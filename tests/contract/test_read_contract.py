@@ -333,15 +333,18 @@ def test_papers_by_text_are_the_matches_ranked(rs: ReadStore) -> None:
 
 
 # -- listings ------------------------------------------------------------------------------------
-# MENTIONS in-degree: CB, CNN, DL, LLM, MAB 2; GNA, GNB, ML, DML, RL, ZRL 1; SA 0 (INTRODUCES only)
-CONCEPTS_BY_COUNT = ids(CB, CNN, DL, LLM, MAB, GNB, GNA, ML, DML, RL, ZRL, SA)
+# Papers about each concept (MENTIONS not marked about: false, the API's paperCount): CNN 2;
+# CB, DL, GNA, LLM, DML, MAB, RL, ZRL 1; GNB, ML 0 (passing mentions only); SA 0 (INTRODUCES
+# only). Ties by folded name: "graph networks" (GNA) before "large language models", "ml" (DML)
+# before "multi-armed bandits"; "graph network" (GNB) before "machine learning".
+CONCEPTS_BY_COUNT = ids(CNN, CB, DL, GNA, LLM, DML, MAB, RL, ZRL, GNB, ML, SA)
 CONCEPTS_BY_NAME = ids(CB, CNN, DL, GNB, GNA, LLM, ML, DML, MAB, RL, ZRL, SA)
 CONCEPT_CASES: list[tuple[str | None, str | None, str, list[str]]] = [
     (None, None, "PAPER_COUNT", CONCEPTS_BY_COUNT),
     (None, None, "NAME", CONCEPTS_BY_NAME),
-    ("learn", None, "PAPER_COUNT", ids(DL, ML, RL)),
+    ("learn", None, "PAPER_COUNT", ids(DL, RL, ML)),
     ("Bandits", None, "PAPER_COUNT", ids(CB, MAB)),
-    ("networks", None, "PAPER_COUNT", ids(CNN, GNB, GNA)),  # GNB via its loose key "graph network"
+    ("networks", None, "PAPER_COUNT", ids(CNN, GNA, GNB)),  # GNB via its loose key "graph network"
     ("ml", None, "NAME", ids(ML, DML)),  # by alias and by name
     ("convnets", None, "NAME", ids(CNN)),
     (None, "MODEL", "PAPER_COUNT", ids(CNN, LLM)),
