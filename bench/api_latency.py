@@ -112,14 +112,32 @@ class Result:
 # -- building the graph ----------------------------------------------------------------------------
 
 
-def corpus_records(data_dir: Path, papers: int) -> list[PaperRecord]:
+def cached_records(path: Path, papers: int) -> list[PaperRecord]:
+    """The first ``papers`` records of a ``bench/neo4j_load.py --extract-to`` file (one distinct
+    paper per line), so 100k papers need not be extracted again for every run."""
+    out: list[PaperRecord] = []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if len(out) >= papers:
+                break
+            out.append(PaperRecord.model_validate_json(line))
+    if len(out) < papers:
+        raise SystemExit(f"{path} holds only {len(out)} records (wanted {papers})")
+    return out
+
+
+def corpus_records(data_dir: Path, papers: int, records: Path | None = None) -> list[PaperRecord]:
     """Records of exactly ``papers`` distinct papers: the real ones, then "(variant k)" copies.
+
+    With ``records`` (``--records``), the first ``papers`` of that cached file instead.
 
     The raw papers come from ``bench/neo4j_load.py::build_corpus`` (files in ingest order, then
     suffixed variants), built by the production pipeline in batches of 500 as ``kg ingest``
     does. A paper listed in several files keeps all its records, so upserting them merges its
     sources as an ingest would; records are kept until ``papers`` distinct ids are reached.
     """
+    if records is not None:
+        return cached_records(records, papers)
     from bench.neo4j_load import build_corpus
     from kg.nlp import load_nlp
     from kg.pipeline import Pipeline
@@ -130,8 +148,8 @@ def corpus_records(data_dir: Path, papers: int) -> list[PaperRecord]:
     kept: list[PaperRecord] = []
     ids: set[str] = set()
     for i in range(0, len(raw), BATCH):
-        records, _problems = pipeline.build(raw[i : i + BATCH])
-        for r in records:
+        built, _problems = pipeline.build(raw[i : i + BATCH])
+        for r in built:
             if r.paper.id in ids or len(ids) < papers:
                 ids.add(r.paper.id)
                 kept.append(r)
@@ -152,16 +170,18 @@ def load_records(store: GraphStore, records: list[PaperRecord]) -> None:
     print(f"  stored in {time.perf_counter() - t0:.0f} s: {store.counts().nodes}")
 
 
-def memory_store(data_dir: Path, papers: int, rebuild: bool) -> SQLiteStore:
+def memory_store(data_dir: Path, papers: int, rebuild: bool, records: Path | None = None) -> SQLiteStore:
     store = SQLiteStore(MEMORY_DIR)
     if rebuild or store.counts().nodes.get("Paper", 0) != papers:
         print(f"building the embedded {papers}-paper graph under {MEMORY_DIR} ...")
         store.clear()
-        load_records(store, corpus_records(data_dir, papers))
+        load_records(store, corpus_records(data_dir, papers, records))
     return store
 
 
-def load_neo4j(uri: str, reference: SQLiteStore, data_dir: Path, papers: int) -> None:
+def load_neo4j(
+    uri: str, reference: SQLiteStore, data_dir: Path, papers: int, records: Path | None = None
+) -> None:
     from pydantic import SecretStr
 
     from kg.config import Settings
@@ -180,7 +200,7 @@ def load_neo4j(uri: str, reference: SQLiteStore, data_dir: Path, papers: int) ->
             return
         print(f"loading the benchmark graph into Neo4j at {uri} (clearing it first) ...")
         store.clear()
-        load_records(store, corpus_records(data_dir, papers))
+        load_records(store, corpus_records(data_dir, papers, records))
     finally:
         store.close()
 
@@ -338,7 +358,7 @@ class Parameters:
     warmup: dict[str, list[dict[str, Any]]]
 
 
-def pick_parameters(store: GraphStore, pool: int, seed: int = 0) -> Parameters:
+def pick_parameters(store: SQLiteStore, pool: int, seed: int = 0) -> Parameters:
     """``pool`` measured + :data:`WARMUP` warm-up parameters per query, all distinct, from the graph.
 
     Concepts and authors (with at least one co-author) by paper count, most first, keeping only
@@ -601,6 +621,9 @@ def main() -> int:
         help="distinct parameters per query (default: --requests, i.e. no request repeats another)",
     )
     parser.add_argument("--rebuild", action="store_true", help="re-ingest the embedded graph")
+    parser.add_argument(
+        "--records", type=Path, help="cached records (bench/neo4j_load.py --extract-to) instead of extracting"
+    )
     parser.add_argument("--backends", nargs="+", default=["memory", "neo4j"], choices=["memory", "neo4j"])
     parser.add_argument(
         "--cache-modes",
@@ -621,7 +644,7 @@ def main() -> int:
     if args.serve:
         return serve(args.port, args.workers)
 
-    store = memory_store(args.data_dir, args.papers, args.rebuild)
+    store = memory_store(args.data_dir, args.papers, args.rebuild, args.records)
     counts = store.counts()
     print(f"graph: {counts.nodes}\n       {counts.relationships}")
     pool = args.pool or args.requests
@@ -632,7 +655,7 @@ def main() -> int:
     neo4j_uri = os.environ.get("KG_TEST_NEO4J_URI")
     if "neo4j" in args.backends:
         if neo4j_uri:
-            load_neo4j(neo4j_uri, store, args.data_dir, args.papers)
+            load_neo4j(neo4j_uri, store, args.data_dir, args.papers, args.records)
             env["KG_NEO4J_URI"] = neo4j_uri
             for var in ("USER", "PASSWORD"):
                 if os.environ.get(f"KG_TEST_NEO4J_{var}"):

@@ -11,13 +11,17 @@ Workers are forked from the ingest process, which has the spaCy pipeline loaded 
 second model load, and the pages are shared until written. A small ingest (one batch or less:
 ``kg ingest new.jsonl``) never starts a worker, because forking costs more than it saves there.
 If a worker dies (killed, out of memory), the batches in flight are extracted in the ingest
-process instead and the pool is not used again: papers are never lost to a dead worker.
+process instead and the pool is not used again: papers are never lost to a dead worker. If the
+ingest process dies, its workers are killed with it (``PR_SET_PDEATHSIG`` on Linux).
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -28,6 +32,7 @@ from kg.pipeline import Pipeline
 from kg.readers import ReadProblem
 
 Built = tuple[list[PaperRecord], list[ReadProblem]]
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _PIPELINE: Pipeline | None = None  # the forked workers' pipeline (set before the fork)
 
 
@@ -55,6 +60,16 @@ def build_records(pipeline: Pipeline, papers: Sequence[RawPaper]) -> Built:
             records += r
             problems += pr
         return records, problems
+
+
+def _init_worker(parent: int) -> None:
+    """Die with the ingest process: a SIGKILLed ``kg ingest`` must not leave workers behind
+    (they would wait on the task queue forever)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above ran
+        os._exit(0)
 
 
 def _work(papers: list[RawPaper]) -> Built:
@@ -124,7 +139,12 @@ class Extractor:
     def _start(self) -> None:
         global _PIPELINE
         _PIPELINE = self.pipeline
-        self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"))
+        self._pool = ProcessPoolExecutor(
+            self.jobs,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_init_worker,
+            initargs=(os.getpid(),),
+        )
 
     def _send(self, papers: list[RawPaper]) -> None:
         assert self._pool is not None

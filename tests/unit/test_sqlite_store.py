@@ -123,11 +123,27 @@ def test_two_concurrent_ingests_both_land_completely(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def _processes_with(arg: str) -> list[int]:
+    """Live processes whose command line holds ``arg`` (from /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().split()[2]
+        except OSError:
+            continue
+        if arg.encode() in cmdline and state != "Z":
+            out.append(int(entry.name))
+    return out
+
+
 def test_a_killed_ingest_leaves_whole_batches(tmp_path: Path) -> None:
     """SIGKILL an ingest mid-way: the store opens, passes SQLite's integrity check, and holds a
     whole number of committed batches; a rerun completes it."""
     big = _listing(tmp_path / "big.jsonl", "gamma", 4000)
-    env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "kg"), "KG_BATCH_SIZE": "50"}
+    env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "kg"), "KG_BATCH_SIZE": "50", "KG_JOBS": "2"}
     proc = subprocess.Popen([*KG, "ingest", "--no-progress", str(big)], env=env)
     db = tmp_path / "kg" / DB_FILE
     deadline = time.monotonic() + 120
@@ -136,8 +152,15 @@ def test_a_killed_ingest_leaves_whole_batches(tmp_path: Path) -> None:
         if db.exists() and SQLiteStore(tmp_path / "kg").counts().nodes["Paper"] >= 100:
             break
     assert proc.poll() is None, "ingest finished before it could be interrupted"
+    workers = _processes_with(str(big))
+    assert len(workers) >= 2, "expected extraction workers beside the ingest process"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    # its extraction workers die with it (kg/extract_pool.py), none is left waiting forever
+    gone = time.monotonic() + 10
+    while _processes_with(str(big)) and time.monotonic() < gone:
+        time.sleep(0.1)
+    assert not _processes_with(str(big))
     store = SQLiteStore(tmp_path / "kg")
     papers = store.counts().nodes["Paper"]
     assert 0 < papers < 4000 and papers % 50 == 0
