@@ -168,3 +168,53 @@ def test_a_killed_ingest_leaves_whole_batches(tmp_path: Path) -> None:
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     done = _run("ingest", "--no-progress", str(big), env=env)
     assert done.returncode == 0 and f"{4000 - papers} added" in done.stdout, done.stdout
+
+
+def _counted(db: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """Counts straight from the tables (what the trigger-kept counts must equal)."""
+    con = sqlite3.connect(db)
+    try:
+        nodes = dict(con.execute("SELECT label, COUNT(*) FROM nodes GROUP BY label").fetchall())
+        rels = dict(con.execute("SELECT type, COUNT(*) FROM rels GROUP BY type").fetchall())
+    finally:
+        con.close()
+    return nodes, rels
+
+
+def _nonzero(counts: dict[str, int]) -> dict[str, int]:
+    return {k: v for k, v in counts.items() if v}
+
+
+def test_kept_counts_equal_the_tables_through_writes_replaces_and_clears(
+    tmp_path: Path, seed_records: list[Any]
+) -> None:
+    store = SQLiteStore(tmp_path)
+    db = tmp_path / DB_FILE
+    store.upsert(seed_records[:20])
+    store.upsert(seed_records)  # overlaps: merges, REPLACEd relationships, pair bumps
+    counts = store.counts()
+    nodes, rels = _counted(db)
+    assert _nonzero(counts.nodes) == nodes and _nonzero(counts.relationships) == rels
+    assert counts.nodes["Paper"] == 58
+    store.clear()
+    assert not _nonzero(store.counts().nodes) and not _nonzero(store.counts().relationships)
+    store.upsert(seed_records)
+    assert (_nonzero(store.counts().nodes), _nonzero(store.counts().relationships)) == _counted(db)
+    store.close()
+
+
+def test_a_store_without_kept_counts_gets_them_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:
+    """Stores written before the counts table existed (same format) are backfilled once."""
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records)
+    expected = store.counts()
+    store.close()
+    con = sqlite3.connect(tmp_path / DB_FILE)
+    for trigger in ("count_node_in", "count_node_out", "count_rel_in", "count_rel_out"):
+        con.execute(f"DROP TRIGGER {trigger}")
+    con.execute("DROP TABLE counts")
+    con.commit()
+    con.close()
+    reopened = SQLiteStore(tmp_path)
+    assert reopened.counts() == expected
+    reopened.close()

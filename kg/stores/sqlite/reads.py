@@ -181,12 +181,14 @@ class SQLiteReads:
         return [SearchHit(self._node(i, label, blob), float(s)) for i, label, blob, s in rows]
 
     def counts(self) -> StoreCounts:
+        # kept by triggers in every write (kg.stores.sqlite.schema.COUNTS_DDL): no table scan
         nodes: dict[str, int] = dict.fromkeys(LABELS, 0)
-        for label, n in self._all("SELECT label, COUNT(*) FROM nodes GROUP BY label"):
-            nodes[label] = int(n)
         rels: dict[str, int] = dict.fromkeys(REL_TYPES, 0)
-        for rel_type, n in self._all("SELECT type, COUNT(*) FROM rels GROUP BY type"):
-            rels[rel_type] = int(n)
+        for kind, name, n in self._all("SELECT kind, name, n FROM counts"):
+            if kind == "node" and name in nodes:
+                nodes[name] = int(n)
+            elif kind == "rel" and name in rels:
+                rels[name] = int(n)
         return StoreCounts(nodes=dict(nodes), relationships=dict(rels))
 
     def export(self) -> Graph:

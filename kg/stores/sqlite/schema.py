@@ -21,6 +21,8 @@ JSON property map, and name lookups go through a key table instead of scanning n
 
 from __future__ import annotations
 
+import sqlite3
+
 import orjson
 
 from kg.ids import fold
@@ -28,6 +30,41 @@ from kg.models import Properties
 from kg.names import author_keys, concept_keys, loose_key
 
 FORMAT = 1
+# Node and relationship counts per label and type, kept by triggers in every write transaction,
+# so `kg stats` reads a dozen rows instead of counting millions (2.7 s at 100k papers). Added to
+# a format-1 store without it when the store is opened (see :func:`ensure_counts`). The writer
+# connection runs with recursive_triggers on, so INSERT OR REPLACE counts as delete + insert.
+COUNTS_DDL: tuple[str, ...] = (
+    "CREATE TABLE counts (kind TEXT NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL, "
+    "PRIMARY KEY (kind, name)) WITHOUT ROWID",
+    "CREATE TRIGGER count_node_in AFTER INSERT ON nodes BEGIN INSERT INTO counts "
+    "VALUES ('node', NEW.label, 1) ON CONFLICT (kind, name) DO UPDATE SET n = n + 1; END",
+    "CREATE TRIGGER count_node_out AFTER DELETE ON nodes BEGIN "
+    "UPDATE counts SET n = n - 1 WHERE kind = 'node' AND name = OLD.label; END",
+    "CREATE TRIGGER count_rel_in AFTER INSERT ON rels BEGIN INSERT INTO counts "
+    "VALUES ('rel', NEW.type, 1) ON CONFLICT (kind, name) DO UPDATE SET n = n + 1; END",
+    "CREATE TRIGGER count_rel_out AFTER DELETE ON rels BEGIN "
+    "UPDATE counts SET n = n - 1 WHERE kind = 'rel' AND name = OLD.type; END",
+    "INSERT INTO counts SELECT 'node', label, COUNT(*) FROM nodes GROUP BY label",
+    "INSERT INTO counts SELECT 'rel', type, COUNT(*) FROM rels GROUP BY type",
+)
+
+
+def ensure_counts(c: sqlite3.Connection) -> None:
+    """Create the counts table, its triggers and its rows, unless the store has them."""
+    if c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counts'").fetchone():
+        return
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counts'").fetchone():
+            for statement in COUNTS_DDL:
+                c.execute(statement)
+        c.execute("COMMIT")
+    except BaseException:
+        c.execute("ROLLBACK")
+        raise
+
+
 AUTHOR_PREFIX = "a:"
 
 DDL = """
