@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kg.errors import GraphStoreError
-from kg.models import PaperRecord, Properties, PropertyValue, UpsertSummary
+from kg.models import PaperRecord, PropertyValue, UpsertSummary
 from kg.provisional import plan as plan_provisional
 from kg.provisional import provisional_ids
 from kg.stores.neo4j import queries as q
@@ -118,10 +118,8 @@ def merge_records(records: Iterable[PaperRecord], chunk: int = 2000) -> MergedGr
     def flush() -> None:
         ids = provisional_ids(pending)
         existing = {i for i in ids if i in batch.nodes}
-        stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
-        for (cid, pid), rows in batch.keep.items():
-            stored.setdefault(cid, {})[pid] = rows
-        plan = plan_provisional(pending, existing, {i: stored[i] for i in ids if i in stored})
+        stored = {i: batch.keep[i] for i in ids if i in batch.keep}  # what earlier chunks kept
+        plan = plan_provisional(pending, existing, stored)
         batch.tracked.update(r.paper.id for r in plan.records)
         batch.apply_plan(plan, summary)
         pending.clear()

@@ -174,7 +174,7 @@ class _Batch:
     # input again (a shared author or concept in the next record) cannot change anything.
     last_input: dict[str | RelKey, Properties] = field(default_factory=dict)
     # provisional concepts (kg.provisional): keyphrase rows to write and concepts whose rows go
-    keep: dict[tuple[str, str], tuple[Properties, Properties]] = field(default_factory=dict)
+    keep: dict[str, dict[str, tuple[Properties, Properties]]] = field(default_factory=dict)  # by concept
     drop: set[str] = field(default_factory=set)
 
     def know_rel(self, key: RelKey, props: Properties) -> None:
@@ -234,11 +234,10 @@ class _Batch:
             for (x, y), n in cooccurs_changes(before, top_concepts(self.mentions[pid].items())):
                 self.bumps[(x, "CO_OCCURS", y)] += n
         for (cid, pid), rows in plan.keep.items():
-            self.keep[(cid, pid)] = rows
+            self.keep.setdefault(cid, {})[pid] = rows
         for cid in plan.drop:
             self.drop.add(cid)
-            for key in [k for k in self.keep if k[0] == cid]:
-                del self.keep[key]
+            self.keep.pop(cid, None)
 
     def _merge_node(self, node: Node) -> bool:
         if self.last_input.get(node.id) == node.properties:
@@ -306,7 +305,8 @@ class _Batch:
         """The kept keyphrase rows as ``[concept, paper, node json, rel json]``."""
         return [
             [cid, pid, json.dumps(node, sort_keys=True), json.dumps(rel, sort_keys=True)]
-            for (cid, pid), (node, rel) in sorted(self.keep.items())
+            for cid, by_paper in sorted(self.keep.items())
+            for pid, (node, rel) in sorted(by_paper.items())
         ]
 
     def new_node_rows(self) -> dict[tuple[str, str | None], list[dict[str, Any]]]:
