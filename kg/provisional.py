@@ -57,6 +57,12 @@ def provisional_ids(records: Sequence[PaperRecord]) -> list[str]:
     return sorted({n.id for r in records for n in r.nodes if _is_provisional(n)})
 
 
+def concept_ids(records: Sequence[PaperRecord]) -> list[str]:
+    """Every concept id of the batch: what a store must look up keyphrase rows for, since a
+    concept that arrives as a regular node (curated, defined, introduced) promotes them too."""
+    return sorted({n.id for r in records for n in r.nodes if n.label == "Concept"})
+
+
 def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stored) -> Plan:
     """Rewrite the batch: provisional concepts become nodes when they have earned it, keyphrase
     rows otherwise.
@@ -64,17 +70,24 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
     Args:
         records: the batch.
         existing: which of :func:`provisional_ids` are nodes already.
-        stored: the keyphrase rows the store holds for those ids.
+        stored: the keyphrase rows the store holds for the batch's :func:`concept_ids`.
     """
     carriers: dict[str, set[str]] = {}
+    solid: set[str] = set()  # concepts that are nodes in this batch whatever the rule says
     for r in records:
         for n in r.nodes:
             if _is_provisional(n):
                 carriers.setdefault(n.id, set()).add(r.paper.id)
-    if not carriers:
+            elif n.label == "Concept":
+                solid.add(n.id)
+    if not carriers and not solid & set(stored):
         return Plan(list(records))
-    ids = sorted(carriers)
-    visible = {cid for cid in ids if cid in existing or len(carriers[cid] | set(stored.get(cid, {}))) >= 2}
+    visible = {
+        cid
+        for cid in carriers
+        if cid in existing or cid in solid or len(carriers[cid] | set(stored.get(cid, {}))) >= 2
+    }
+    visible |= solid & set(stored)  # a regular node now: its earlier keyphrase carriers link to it
     out = Plan([])
     for cid in visible:
         for pid, (node_props, rel_props) in sorted(stored.get(cid, {}).items()):

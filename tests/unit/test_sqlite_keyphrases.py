@@ -62,3 +62,30 @@ def test_a_second_paper_promotes_it_with_both_mentions_in_any_order(tmp_path: Pa
     together = SQLiteStore(tmp_path / "one-batch")
     together.upsert([_record(1, ["concept:patch-ranking-map"]), _record(2, ["concept:patch-ranking-map"])])
     assert together.export().relationships == exports[0].relationships
+
+
+def _solid(record: PaperRecord, cid: str) -> PaperRecord:
+    """The record with concept ``cid`` as a regular node (defined or introduced, say)."""
+    nodes = [
+        n.model_copy(update={"properties": {k: v for k, v in n.properties.items() if k != "provisional"}})
+        if n.id == cid
+        else n
+        for n in record.nodes
+    ]
+    return record.model_copy(update={"nodes": nodes})
+
+
+def test_a_regular_node_links_the_earlier_keyphrase_carriers(tmp_path: Path) -> None:
+    """Paper 1 keeps the phrase as a keyphrase; paper 2 brings the same concept as a regular node.
+    Paper 1 must be linked then, not on its next re-ingest (which must change nothing)."""
+    cid = "concept:patch-ranking-map"
+    store = SQLiteStore(tmp_path)
+    store.upsert([_record(1, [cid])])
+    store.upsert([_solid(_record(2, [cid]), cid)])
+    edges = store.neighbors_many([cid], "MENTIONS", "in")[0]
+    assert [e.node.id for e in edges] == ["paper:1", "paper:2"]
+    paper = store.get_nodes(["paper:1"])[0]
+    assert paper is not None and "keyphrases" not in paper.properties
+    version = store.version()
+    summary = store.upsert([_record(1, [cid]), _solid(_record(2, [cid]), cid)])
+    assert summary.unchanged == 2 and store.version() == version

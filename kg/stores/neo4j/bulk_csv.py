@@ -37,8 +37,8 @@ from typing import Any, TextIO
 
 from kg.errors import GraphStoreError
 from kg.models import PaperRecord, PropertyValue, UpsertSummary
+from kg.provisional import concept_ids, provisional_ids
 from kg.provisional import plan as plan_provisional
-from kg.provisional import provisional_ids
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.read_index import desired_state
@@ -116,9 +116,8 @@ def merge_records(records: Iterable[PaperRecord], chunk: int = 2000) -> MergedGr
     pending: list[PaperRecord] = []
 
     def flush() -> None:
-        ids = provisional_ids(pending)
-        existing = {i for i in ids if i in batch.nodes}
-        stored = {i: batch.keep[i] for i in ids if i in batch.keep}  # what earlier chunks kept
+        existing = {i for i in provisional_ids(pending) if i in batch.nodes}
+        stored = {i: batch.keep[i] for i in concept_ids(pending) if i in batch.keep}  # earlier chunks' rows
         plan = plan_provisional(pending, existing, stored)
         batch.tracked.update(r.paper.id for r in plan.records)
         batch.apply_plan(plan, summary)

@@ -300,9 +300,13 @@ def create_nodes(label_: str, rows: Sequence[dict[str, Any]], kind: str | None =
 
 
 def replace_node_properties(rows: Sequence[dict[str, Any]]) -> Statement:
-    """Replace the property maps of existing nodes; each row is the full map, ``id`` included."""
+    """Replace the property maps of existing nodes; each row is the full map, ``id`` included.
+
+    The read index's paper count survives (it is kept by delta, not recomputed from the map).
+    """
     return Statement(
-        f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) SET n = row",
+        f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) "
+        "WITH n, row, n._papers AS papers SET n = row SET n._papers = papers",
         {"rows": list(rows)},
     )
 

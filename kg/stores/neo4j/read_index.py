@@ -157,38 +157,32 @@ def update_read_index(
     tx: Tx,
     written: Mapping[str, tuple[str, Mapping[str, Any]]],
     fresh: Collection[str],
-    new_rels: Iterable[tuple[str, str, str]],
+    paper_delta: Mapping[str, int],
     chunk: int = 2000,
 ) -> None:
     """Bring the read index up to date inside the upsert transaction ``tx``, from what it wrote.
 
     ``written``: id -> (label, merged properties) of every node created or whose property map was
-    replaced (which drops internal properties, so they are all set again); ``fresh``: the created
-    ones (no old keys to remove); ``new_rels``: the ``(start, type, end)`` relationships created
-    or changed, whose ``MENTIONS``/``AUTHORED`` ends get their paper count recounted (a changed
-    MENTIONS may have become ``about``). Nothing is read back,
+    replaced (which drops internal properties but the paper count, so they are all set again);
+    ``fresh``: the created ones (no old keys to remove, paper count 0); ``paper_delta``: how the
+    batch changed each concept's papers-about and each author's papers. Nothing is read back,
     and a batch that wrote nothing costs nothing.
     """
     rows: list[dict[str, Any]] = []
     stale: list[str] = []
     for node_id, (label, props) in written.items():
         state, keys = desired_state(node_id, (label,), props, None)
-        state.pop("_papers", None)  # counted by set_paper_counts below
+        if node_id not in fresh:
+            state.pop("_papers", None)  # kept across the replace, changed by paper_delta
         if not state:
             continue
         rows.append({"id": node_id, "props": state, "keys": [list(k) for k in keys or ()]})
         if keys is not None and node_id not in fresh:
             stale.append(node_id)
-    counted = {e: None for e, (lb, _p) in written.items() if lb in ("Concept", "Author")}
-    for start, rtype, end in new_rels:
-        if rtype == "MENTIONS":
-            counted[end] = None
-        elif rtype == "AUTHORED":
-            counted[start] = None
+    deltas = [[i, n] for i, n in paper_delta.items() if n]
     stmts = [rq.delete_keys(stale[i : i + chunk]) for i in range(0, len(stale), chunk)]
     stmts += [rq.set_index(rows[i : i + chunk]) for i in range(0, len(rows), chunk)]
-    ids = list(counted)
-    stmts += [rq.set_paper_counts(ids[i : i + chunk]) for i in range(0, len(ids), chunk)]
+    stmts += [rq.add_paper_counts(deltas[i : i + chunk]) for i in range(0, len(deltas), chunk)]
     for stmt in stmts:
         tx.run(stmt.text, stmt.params).consume()
 

@@ -127,15 +127,11 @@ def set_index(rows: Sequence[dict[str, Any]]) -> Statement:
     )
 
 
-def set_paper_counts(ids: Sequence[str]) -> Statement:
-    """``_papers`` of these concepts (papers about them: MENTIONS whose ``about`` is not false,
-    like ``paperCount``) and authors (AUTHORED out-degree); other labels are ignored."""
+def add_paper_counts(rows: Sequence[Sequence[Any]]) -> Statement:
+    """Add ``delta`` to ``_papers``: rows ``[id, delta]`` (what a batch changed, see the writer)."""
     return Statement(
-        f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) WHERE n:Concept OR n:Author "
-        "WITH n, CASE WHEN n:Concept THEN COUNT { (n)<-[m:MENTIONS]-() WHERE coalesce(m.about, true) } "
-        "ELSE COUNT { (n)-[:AUTHORED]->() } END AS papers "
-        "WHERE n._papers IS NULL OR n._papers <> papers SET n._papers = papers",
-        {"ids": list(ids)},
+        f"UNWIND $rows AS row MATCH (n:{_N} {{id: row[0]}}) SET n._papers = coalesce(n._papers, 0) + row[1]",
+        {"rows": [list(r) for r in rows]},
     )
 
 

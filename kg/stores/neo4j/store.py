@@ -66,7 +66,7 @@ from kg.models import (
     StoreCounts,
     UpsertSummary,
 )
-from kg.provisional import Plan, provisional_ids, without_phrase
+from kg.provisional import Plan, concept_ids, provisional_ids, without_phrase
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
@@ -170,6 +170,7 @@ class _Batch:
     mentions: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
     tracked: set[str] = field(default_factory=set)
     bumps: Counter[RelKey] = field(default_factory=Counter)
+    paper_delta: Counter[str] = field(default_factory=Counter)  # read index _papers changes
     # The input last merged into each node/relationship: merging is idempotent, so the same
     # input again (a shared author or concept in the next record) cannot change anything.
     last_input: dict[str | RelKey, Properties] = field(default_factory=dict)
@@ -285,6 +286,15 @@ class _Batch:
             if key not in self.new_rels:
                 self.changed_rels[key] = None
         self.know_rel(key, merged)
+        # The read index's paper counts change by what this merge changed (kept by delta: a
+        # recount would read every relationship of a popular concept in every batch).
+        if rel.type == "MENTIONS":
+            was = 0 if old is None or old.get("about") is False else 1
+            now = 0 if merged.get("about") is False else 1
+            if now != was:
+                self.paper_delta[rel.end] += now - was
+        elif rel.type == "AUTHORED" and old is None:
+            self.paper_delta[rel.start] += 1
         return True
 
     # -- what to write ---------------------------------------------------------------------------
@@ -519,16 +529,16 @@ class Neo4jStore(Neo4jReads):
         batch.apply_plan(plan, summary)
         self._write(tx, batch)
         written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
-        update_read_index(tx, written, batch.new_nodes, [*batch.new_rels, *batch.changed_rels])
+        update_read_index(tx, written, batch.new_nodes, batch.paper_delta)
         return summary
 
     def _plan_provisional(self, tx: Tx, records: list[PaperRecord]) -> Plan:
         """:func:`kg.provisional.plan` over the nodes and keyphrase rows stored for the batch."""
-        ids = provisional_ids(records)
         existing: set[str] = set()
         stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
-        for chunk in _chunks(ids, self._batch_size):
+        for chunk in _chunks(provisional_ids(records), self._batch_size):
             existing.update(row[0] for row in self._rows(tx, q.nodes_by_id(chunk)))
+        for chunk in _chunks(concept_ids(records), self._batch_size):
             for cid, pid, node, rel in self._rows(tx, q.keyphrases_of(chunk)):
                 stored.setdefault(cid, {})[pid] = (json.loads(node), json.loads(rel))
         return plan_provisional(records, existing, stored)

@@ -6,19 +6,20 @@ import sqlite3
 from collections.abc import Sequence
 
 from kg.models import PaperRecord, Properties
-from kg.provisional import Plan, plan, provisional_ids
+from kg.provisional import Plan, concept_ids, plan, provisional_ids
 from kg.stores.sqlite import schema
 from kg.stores.sqlite.reads import chunked
 
 
 def plan_batch(c: sqlite3.Connection, records: Sequence[PaperRecord]) -> Plan:
     """:func:`kg.provisional.plan` over what the store holds for the batch's provisional ids."""
-    ids = provisional_ids(records)
     existing: set[str] = set()
     stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
-    for chunk in chunked(ids):
+    for chunk in chunked(provisional_ids(records)):
         marks = ",".join("?" * len(chunk))
         existing.update(row[0] for row in c.execute(f"SELECT id FROM nodes WHERE id IN ({marks})", chunk))
+    for chunk in chunked(concept_ids(records)):
+        marks = ",".join("?" * len(chunk))
         for cid, pid, node, rel in c.execute(
             f"SELECT concept_id, paper_id, node, rel FROM keyphrases WHERE concept_id IN ({marks})", chunk
         ):
