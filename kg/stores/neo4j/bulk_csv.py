@@ -199,6 +199,15 @@ def _split_empty(props: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]
     return {k: v for k, v in props.items() if k not in empty}, empty
 
 
+def _write_file(path: Path, header: list[str], rows: Iterable[list[str]]) -> Path:
+    """One import CSV with a fixed header (every cell quoted, as the importer reads them)."""
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
 def _paper_counts(batch: _Batch) -> dict[str, int]:
     """``_papers`` of the read index: papers about a concept (MENTIONS not ``about: false``),
     AUTHORED out-degree of an author."""
@@ -216,25 +225,19 @@ def _write_keys(
 ) -> None:
     """The read index's key nodes (with and without ``rkey``: an empty cell would be ``""``)
     and their ``__KEY_OF`` relationships."""
-    with_r, without_r = directory / "keys-r.csv", directory / "keys.csv"
-    with (
-        with_r.open("w", encoding="utf-8", newline="") as a,
-        without_r.open("w", encoding="utf-8", newline="") as b,
-    ):
-        wa = csv.writer(a, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        wb = csv.writer(b, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        wa.writerow(["key:ID(paperkg_key)", "rkey"])
-        wb.writerow(["key:ID(paperkg_key)"])
-        for key, rkey in keys.items():
-            if rkey is None:
-                wb.writerow([key])
-            else:
-                wa.writerow([key, rkey])
-    of = directory / "key-of.csv"
-    with of.open("w", encoding="utf-8", newline="") as handle:
-        w = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        w.writerow([":START_ID(paperkg_key)", ":END_ID", "rank:long"])
-        w.writerows([key, node_id, str(rank)] for key, node_id, rank in key_of)
+    with_r = _write_file(
+        directory / "keys-r.csv",
+        ["key:ID(paperkg_key)", "rkey"],
+        ([k, r] for k, r in keys.items() if r is not None),
+    )
+    without_r = _write_file(
+        directory / "keys.csv", ["key:ID(paperkg_key)"], ([k] for k, r in keys.items() if r is None)
+    )
+    of = _write_file(
+        directory / "key-of.csv",
+        [":START_ID(paperkg_key)", ":END_ID", "rank:long"],
+        ([key, node_id, str(rank)] for key, node_id, rank in key_of),
+    )
     out.node_args += [f"--nodes={rq.KEY_LABEL}={with_r}", f"--nodes={rq.KEY_LABEL}={without_r}"]
     out.rel_args.append(f"--relationships={rq.KEY_OF}={of}")
     out.nodes += len(keys)
@@ -278,22 +281,18 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
             out.nodes += g.rows
     finally:
         nodes.close()
-    meta = directory / "meta.csv"
-    with meta.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        writer.writerow(["id:ID(paperkg_meta)", "value:long"])
-        writer.writerow([q.VERSION_ID, str(version)])
+    meta = _write_file(
+        directory / "meta.csv", ["id:ID(paperkg_meta)", "value:long"], [[q.VERSION_ID, str(version)]]
+    )
     out.node_args.append(f"--nodes={q.META_LABEL}={meta}")
     _write_keys(directory, keys, key_of, out)
     phrase_rows = batch.keyphrase_rows()
     if phrase_rows:
-        phrases = directory / "keyphrases.csv"
-        with phrases.open("w", encoding="utf-8", newline="") as handle:
-            writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
-            writer.writerow(["id:ID(paperkg_keyphrase)", "concept", "paper", "node", "rel"])
-            writer.writerows(
-                [q.keyphrase_id(cid, pid), cid, pid, node, rel] for cid, pid, node, rel in phrase_rows
-            )
+        phrases = _write_file(
+            directory / "keyphrases.csv",
+            ["id:ID(paperkg_keyphrase)", "concept", "paper", "node", "rel"],
+            ([q.keyphrase_id(cid, pid), cid, pid, node, rel] for cid, pid, node, rel in phrase_rows),
+        )
         out.node_args.append(f"--nodes={q.KEYPHRASE_LABEL}={phrases}")
 
     rels = _Writer(directory)
