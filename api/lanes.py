@@ -22,7 +22,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 LIGHT = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kg-light")
-HEAVY = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kg-heavy")
+HEAVY = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kg-heavy")  # SQLite runs them side by side
 HEALTH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kg-health")
 
 

@@ -70,11 +70,9 @@ QUERIES: dict[str, str] = {
     "author_coauthors": """query($author: String!) { author(name: $author) { name paperCount
         coauthors { author { name } papers } } }""",
     "coauthor_network_d2": """query($author: String!) {
-        coauthorNetwork(author: $author, depth: 2, maxNodes: 200) {
-        nodes { id name weight } edges { source target weight } truncated } }""",
+        coauthorNetwork(author: $author, depth: 2, maxNodes: 200) { rows truncated } }""",
     "concept_graph": """query($concept: String!) {
-        conceptGraph(concept: $concept, minWeight: 2, maxNodes: 100) {
-        nodes { id name weight } edges { source target weight } truncated } }""",
+        conceptGraph(concept: $concept, minWeight: 2, maxNodes: 100) { rows truncated } }""",
     "search": """query($text: String!) { search(text: $text, first: 20) {
         score paper { id title } concept { id name } } }""",
 }

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kg.models import Node, RelType
+from kg.models import Node
 from kg.read.errors import InvalidArgument
-from kg.stores.protocol import Direction, PairEdge, PairType, ReadStore
+from kg.stores.protocol import PairEdge, PairType, ReadStore
 
 MAX_DEPTH = 3
 MAX_NODES = 1000
@@ -93,15 +93,10 @@ def view(
     """Rows for ``ids`` (names and paper counts from the store) and the ties among them."""
     nodes = store.get_nodes(ids)
     present = [n for n in nodes if n is not None]
-    counts = store.degree_many([n.id for n in present], *paper_degree(pair))
+    counts = store.paper_counts([n.id for n in present])
     rows = [_row(n, c) for n, c in zip(present, counts, strict=True)]
     edges: list[PairEdge] = store.pair_edges_among([n.id for n in present], pair, min_weight)
     return NetworkView(nodes=rows, edges=[NetworkEdge(*e) for e in edges], truncated=truncated)
-
-
-def paper_degree(pair: PairType) -> tuple[RelType, Direction]:
-    """The relationship that counts a network node's papers: authors write, concepts are mentioned."""
-    return ("AUTHORED", "out") if pair == "COAUTHOR" else ("MENTIONS", "in")
 
 
 def _row(node: Node, count: int) -> NetworkNode:

@@ -144,12 +144,19 @@ class GraphStore(Protocol):
         """For each id, the number of relationships of one type (0 when missing)."""
         ...
 
+    def paper_counts(self, ids: Sequence[str]) -> list[int]:
+        """For each id, its stored paper count (0 when missing): papers about a concept, papers
+        of an author, venue or topic. The count ``paperCount`` and the listings sort by, kept
+        by every write, so reading it costs one row per node, not a count of its papers."""
+        ...
+
     def relationships(self, rel_type: RelType) -> list[Relationship]:
         """All relationships of one type, sorted by (start, end): export and bulk tools only."""
         ...
 
-    def search(self, text: str, limit: int = 20) -> list[SearchHit]:
-        """Full-text search over paper titles/abstracts and concept names/aliases, best first."""
+    def search(self, text: str, limit: int = 20, every_word: bool = False) -> list[SearchHit]:
+        """Full-text search over paper titles/abstracts and concept names/aliases, best first;
+        ``every_word``: only nodes with every word of ``text`` (in any of those fields)."""
         ...
 
     def counts(self) -> StoreCounts:

@@ -323,6 +323,18 @@ def test_concept_graph_around_a_concept_and_global(gql: GQL) -> None:
     assert again == top, "deterministic"
 
 
+def test_network_rows_are_the_typed_nodes_and_edges(gql: GQL) -> None:
+    q = """query($c: String) { conceptGraph(concept: $c, minWeight: 1, maxNodes: 30) {
+        nodes { id label name weight } edges { source target weight } rows } }"""
+    for concept in ("large language models", None):
+        net = data(gql(q, c=concept))["conceptGraph"]
+        assert net["edges"], concept
+        assert net["rows"] == {
+            "nodes": [[n["id"], n["label"], n["name"], n["weight"]] for n in net["nodes"]],
+            "edges": [[e["source"], e["target"], e["weight"]] for e in net["edges"]],
+        }
+
+
 def test_collaboration_path(gql: GQL) -> None:
     q = """query($a: String!, $b: String!) {
         collaborationPath(from: $a, to: $b) { length authors { name } } }"""

@@ -161,6 +161,8 @@ READ_METHODS = [
     "pair_edges_among",
     "strongest_nodes",
     "heaviest_pairs",
+    "paper_counts",
+    "search",
 ]
 ALL_PAPERS = pid("p2", "p9", "p1", "p8", "p5", "p3", "p6", "p7", "p4")
 
@@ -421,6 +423,23 @@ def test_pair_edges_among(rs: ReadStore) -> None:
         PairEdge(CNN.id, DL.id, 1),
         PairEdge(DL.id, LLM.id, 1),
     ]
+
+
+def test_paper_counts_are_the_stored_paper_counts(rs: ReadStore) -> None:
+    # papers about a concept (see CONCEPTS_BY_COUNT), an author's papers, a venue's, a topic's
+    assert rs.paper_counts([CNN.id, MAB.id, ML.id, SA.id, "concept:nothing", CNN.id]) == [2, 1, 0, 0, 0, 2]
+    assert rs.paper_counts(ids(A, B, C, D, E)) == [4, 3, 3, 2, 1]
+    assert rs.paper_counts([V1.id, V2.id, T1.id, T2.id, T3.id]) == [4, 2, 1, 2, 2]
+    assert rs.paper_counts([]) == []
+
+
+def test_search_every_word_keeps_nodes_with_all_the_words(rs: ReadStore) -> None:
+    # "A Study of Bandits" (p2) is the one node with both words; any word also finds the
+    # bandit concepts. Scores differ between backends, so sets are the contract.
+    assert [h.node.id for h in rs.search("bandits study", 10, every_word=True)] == pid("p2")
+    some = {h.node.id for h in rs.search("bandits study", 10)}
+    assert {*pid("p2"), MAB.id, CB.id} <= some
+    assert rs.search("bandits zzzunknown", 10, every_word=True) == []
 
 
 def test_strongest_nodes_by_weighted_degree_then_id(rs: ReadStore) -> None:

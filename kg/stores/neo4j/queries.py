@@ -466,12 +466,13 @@ def lucene_escape(text: str) -> str:
     return _LUCENE_SPECIAL.sub(r"\\\1", text)
 
 
-def fulltext_query(text: str) -> str | None:
+def fulltext_query(text: str, every_word: bool = False) -> str | None:
     """The Lucene query for user ``text``: its words in every field, with the embedded index's boosts.
 
     Words are the embedded index's tokens (folded, alphanumeric), escaped anyway; ``None`` when
     the text has no words. Lucene's bare ``AND``/``OR``/``NOT`` are operators only in upper case,
-    and tokens are lower case.
+    and tokens are lower case. ``every_word``: each word required (in any field), as FTS5's
+    ``AND`` on the embedded store.
 
     >>> for clause in fulltext_query("Nash equilibria").split(" OR "):
     ...     print(clause)
@@ -481,10 +482,17 @@ def fulltext_query(text: str) -> str | None:
     _aliasText:(nash equilibria)^2
     >>> fulltext_query("?!") is None
     True
+    >>> fulltext_query("Nash equilibria", every_word=True).count("+(")
+    2
     """
     words = list(dict.fromkeys(tokens(text)))
     if not words:
         return None
+    if every_word:
+        return " ".join(
+            "+(" + " OR ".join(f"{f}:({lucene_escape(w)})^{b:g}" for f, b in FULLTEXT_FIELDS.items()) + ")"
+            for w in words
+        )
     terms = " ".join(lucene_escape(w) for w in words)
     return " OR ".join(f"{f}:({terms})^{boost:g}" for f, boost in FULLTEXT_FIELDS.items())
 

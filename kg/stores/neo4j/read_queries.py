@@ -127,6 +127,18 @@ def set_index(rows: Sequence[dict[str, Any]]) -> Statement:
     )
 
 
+def paper_counts(ids: Sequence[str]) -> Statement:
+    """``rows`` of ``[id, papers]`` of the existing ids: the read index's ``_papers`` (concepts,
+    authors), counted for a venue or topic (few of them, not kept in the index)."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) "
+        "RETURN collect([id, CASE WHEN n._papers IS NOT NULL THEN n._papers "
+        "WHEN n:Venue THEN COUNT { (n)<-[:PUBLISHED_IN]-() } "
+        "WHEN n:Topic THEN COUNT { (n)<-[:HAS_TOPIC]-() } ELSE 0 END]) AS rows",
+        {"ids": list(ids)},
+    )
+
+
 def add_paper_counts(rows: Sequence[Sequence[Any]]) -> Statement:
     """Add ``delta`` to ``_papers``: rows ``[id, delta]`` (what a batch changed, see the writer)."""
     return Statement(

@@ -678,12 +678,16 @@ class Neo4jStore(Neo4jReads):
         found = {node_id: int(degree) for node_id, degree in self._read_many(build, list(dict.fromkeys(ids)))}
         return [found.get(i, 0) for i in ids]
 
+    def paper_counts(self, ids: Sequence[str]) -> list[int]:
+        found = {nid: int(n) for nid, n in self._read_many(rq.paper_counts, list(dict.fromkeys(ids)))}
+        return [found.get(i, 0) for i in ids]
+
     def relationships(self, rel_type: RelType) -> list[Relationship]:
         rels = [self._rel(row) for row in self._read(q.relationships_of_type(rel_type))]
         return sorted(rels, key=lambda r: (r.start, r.end))
 
-    def search(self, text: str, limit: int = 20) -> list[SearchHit]:
-        query = q.fulltext_query(text)
+    def search(self, text: str, limit: int = 20, every_word: bool = False) -> list[SearchHit]:
+        query = q.fulltext_query(text, every_word)
         if query is None or limit < 1:
             return []
 

@@ -62,14 +62,15 @@ def _like(text: str) -> str:
     return "%" + _LIKE_ESCAPE.sub(r"\\\1", text) + "%"
 
 
-def fts_query(text: str) -> str | None:
-    """An FTS5 query for free text: every word quoted (no operator injection), any word matches.
+def fts_query(text: str, every_word: bool = False) -> str | None:
+    """An FTS5 query for free text: every word quoted (no operator injection), any word matches
+    (``every_word``: all of them, each in any column).
 
-    >>> fts_query('nash "equilibria" OR x'), fts_query("!!")
-    ('"nash" OR "equilibria" OR "or" OR "x"', None)
+    >>> fts_query('nash "equilibria" OR x'), fts_query("!!"), fts_query("a b", every_word=True)
+    ('"nash" OR "equilibria" OR "or" OR "x"', None, '"a" AND "b"')
     """
     words = list(dict.fromkeys(tokens(text)))
-    return " OR ".join(f'"{w}"' for w in words) if words else None
+    return (" AND " if every_word else " OR ").join(f'"{w}"' for w in words) if words else None
 
 
 class SQLiteReads:
@@ -160,6 +161,15 @@ class SQLiteReads:
                     counts[nid] += int(n)
         return [counts[i] for i in ids]
 
+    def paper_counts(self, ids: Sequence[str]) -> list[int]:
+        found: dict[str, int] = {}
+        for chunk in chunked(list(dict.fromkeys(ids))):
+            for nid, n in self._all(
+                f"SELECT id, paper_count FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk
+            ):
+                found[nid] = int(n)
+        return [found.get(i, 0) for i in ids]
+
     def relationships(self, rel_type: RelType) -> list[Relationship]:
         rows = self._all(
             'SELECT start, type, "end", props, weight FROM rels WHERE type = ? ORDER BY start, "end"',
@@ -167,8 +177,8 @@ class SQLiteReads:
         )
         return [self._rel(s, t, e, b, w) for s, t, e, b, w in rows]
 
-    def search(self, text: str, limit: int = 20) -> list[SearchHit]:
-        q = fts_query(text)
+    def search(self, text: str, limit: int = 20, every_word: bool = False) -> list[SearchHit]:
+        q = fts_query(text, every_word)
         if q is None or limit <= 0:
             return []
         b = FIELD_BOOST
@@ -272,16 +282,72 @@ class SQLiteReads:
             params.append(q.year)
         return where, params
 
+    def _paper_sets(self, q: PaperQuery) -> list[tuple[str, list[Any]]]:
+        """Each condition of ``q`` as a query for the ids of the papers meeting it.
+
+        Every one is an index range: the papers of a concept come from ``rels_by_end_about``
+        alone (``about`` is in the index), an author's from the primary key. A relationship's
+        paper end is a Paper by the graph model, so no label check is needed.
+        """
+        sets: list[tuple[str, list[Any]]] = []
+        if q.concepts is not None:
+            marks = _marks(len(q.concepts))
+            about = " AND about = 1" if q.about_only else ""
+            sets.append(
+                (
+                    f"SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'MENTIONS'{about} "
+                    f"UNION SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'INTRODUCES'",
+                    [*q.concepts, *q.concepts],
+                )
+            )
+        if q.author is not None:
+            sets.append(("SELECT \"end\" FROM rels WHERE start = ? AND type = 'AUTHORED'", [q.author]))
+        for ids, rel in ((q.venues, "PUBLISHED_IN"), (q.topics, "HAS_TOPIC")):
+            if ids is not None:
+                distinct = "DISTINCT " if len(ids) > 1 else ""  # every set lists a paper once
+                sets.append(
+                    (
+                        f'SELECT {distinct}start FROM rels WHERE "end" IN ({_marks(len(ids))}) '
+                        f"AND type = '{rel}'",
+                        list(ids),
+                    )
+                )
+        if q.year is not None:
+            sets.append(("SELECT id FROM nodes WHERE label = 'Paper' AND year = ?", [q.year]))
+        return sets
+
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
-        where, params = self._paper_where(query)
+        """One page in (year desc, title, id) order, and the total, each by the cheaper route.
+
+        The total counts the intersection of the conditions' id sets (index ranges only, no row
+        of ``nodes`` read). The page then either walks the papers in order and keeps those in
+        the set, which stops early when the set is dense, or fetches the set's rows and sorts
+        them, which wins when it is small: walking costs about ``(offset+limit) * papers /
+        total`` index steps, fetching ``total`` row lookups of about ten steps each. At 100k
+        papers a 17k-paper concept takes 16 ms walking and 75 ms fetching, a 120-paper one
+        7.5 ms and 0.4 ms.
+        """
         if query.text is not None:
+            where, params = self._paper_where(query)
             return self._text_papers(query.text, where, params, offset, limit)
-        cond = " AND ".join(where)
-        total = int(self._all(f"SELECT COUNT(*) FROM nodes p WHERE {cond}", params)[0][0])
+        sets = self._paper_sets(query)
+        row = self._all("SELECT n FROM counts WHERE kind = 'node' AND name = 'Paper'")
+        papers = int(row[0][0]) if row else 0
+        if not sets:
+            total = papers
+            members, params = "", []
+        else:
+            compound = " INTERSECT ".join(sql for sql, _ in sets)
+            params = [p for _, ps in sets for p in ps]
+            total = int(self._all(f"SELECT COUNT(*) FROM ({compound})", params)[0][0])
+            members = f" AND p.id IN ({compound})"
         if limit <= 0 or offset >= total:
             return Page(ids=[], total=total)
+        walk = not sets or total * total * 10 > (offset + limit) * papers
+        label = "p.label = 'Paper'" if walk else "+p.label = 'Paper'"  # + : not the order index
         rows = self._all(
-            f"SELECT p.id FROM nodes p WHERE {cond} ORDER BY p.year DESC, p.sort_key, p.id LIMIT ? OFFSET ?",
+            f"SELECT p.id FROM nodes p WHERE {label}{members} "
+            "ORDER BY p.year DESC, p.sort_key, p.id LIMIT ? OFFSET ?",
             [*params, limit, offset],
         )
         return Page(ids=[r[0] for r in rows], total=total)
@@ -341,39 +407,47 @@ class SQLiteReads:
     def weighted_neighbors(
         self, ids: Sequence[str], pair: PairType, min_weight: int, limit: int
     ) -> list[list[Weighted]]:
-        out = []
-        for nid in ids:
+        # Per id, a merge of its two weight-ordered index ranges (pairs_out, pairs_in; ties are
+        # stored start < end) that stops after ``limit`` rows, however many ties the node has.
+        found: dict[str, list[Weighted]] = {}
+        for nid in dict.fromkeys(ids):
             rows = self._all(
-                'SELECT other, weight FROM (SELECT "end" AS other, weight FROM rels '
-                "WHERE start = ? AND type = ? AND weight >= ? UNION ALL SELECT start, weight FROM rels "
-                'WHERE "end" = ? AND type = ? AND weight >= ?) '
-                "ORDER BY weight DESC, other LIMIT ?",
+                'SELECT other, weight FROM (SELECT "end" AS other, weight FROM rels INDEXED BY pairs_out '
+                "WHERE start = ? AND type = ? AND weight > 0 AND weight >= ? UNION ALL "
+                'SELECT start, weight FROM rels INDEXED BY pairs_in WHERE "end" = ? AND type = ? '
+                "AND weight > 0 AND weight >= ?) ORDER BY weight DESC, other LIMIT ?",
                 (nid, pair, min_weight, nid, pair, min_weight, max(0, limit)),
             )
-            out.append([Weighted(o, int(w)) for o, w in rows])
-        return out
+            found[nid] = [Weighted(o, int(w)) for o, w in rows]
+        return [found[i] for i in ids]
 
     def pair_edges_among(self, ids: Sequence[str], pair: PairType, min_weight: int) -> list[PairEdge]:
+        # Co-authors have a few dozen ties each: walk each chosen author's ties (pairs_out, index
+        # only) and keep those to chosen ones. Concepts have thousands (the 100 neighbours of a
+        # popular concept hold 300k): look every chosen (start, end) pair up by primary key
+        # instead. At 100k papers: 4 ms against 35 ms for 200 authors, 28 ms against 48 ms for
+        # 100 concepts. The hints fix the plan (the planner has no statistics to choose by).
         unique = sorted(set(ids))
-        if not unique:
-            return []
-        chosen = set(unique)
+        access = "INDEXED BY pairs_out" if pair == "COAUTHOR" else "NOT INDEXED"
+        positive = " AND weight > 0" if pair == "COAUTHOR" else ""
         edges: list[PairEdge] = []
-        for chunk in chunked(unique):
-            rows = self._all(
-                f'SELECT start, "end", weight FROM rels WHERE start IN ({_marks(len(chunk))}) '
-                "AND type = ? AND weight >= ?",
-                [*chunk, pair, min_weight],
-            )
-            edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows if e in chosen)
+        step = CHUNK // 2
+        for i, starts in enumerate(chunked(unique, step)):
+            for ends in chunked(unique[i * step :], step):  # stored with start < end
+                rows = self._all(
+                    f'SELECT start, "end", weight FROM rels {access} WHERE start IN ({_marks(len(starts))}) '
+                    f'AND type = ?{positive} AND weight >= ? AND "end" IN ({_marks(len(ends))})',
+                    [*starts, pair, min_weight, *ends],
+                )
+                edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows)
         edges.sort()
         return edges
 
     def strongest_nodes(self, pair: PairType, min_weight: int, limit: int) -> tuple[list[str], bool]:
         rows = self._all(
             "SELECT id, SUM(w) AS s FROM (SELECT start AS id, weight AS w FROM rels "
-            "WHERE type = ? AND weight >= ? "
-            'UNION ALL SELECT "end", weight FROM rels WHERE type = ? AND weight >= ?) '
+            "WHERE type = ? AND weight > 0 AND weight >= ? "
+            'UNION ALL SELECT "end", weight FROM rels WHERE type = ? AND weight > 0 AND weight >= ?) '
             "GROUP BY id ORDER BY s DESC, id LIMIT ?",
             (pair, min_weight, pair, min_weight, limit + 1),
         )
@@ -382,7 +456,7 @@ class SQLiteReads:
 
     def heaviest_pairs(self, pair: PairType, limit: int) -> list[PairEdge]:
         rows = self._all(
-            'SELECT start, "end", weight FROM rels WHERE type = ? AND weight IS NOT NULL '
+            'SELECT start, "end", weight FROM rels WHERE type = ? AND weight > 0 '
             'ORDER BY weight DESC, start, "end" LIMIT ?',
             (pair, limit),
         )

@@ -133,6 +133,7 @@ class SQLiteStore(SQLiteReads):
                 "move it away and ingest again"
             )
         schema.ensure_counts(c)
+        schema.ensure_indexes(c)
 
     @staticmethod
     def _format(c: sqlite3.Connection) -> tuple[int] | None:

@@ -1,0 +1,83 @@
+"""The embedded store's reads stay index searches, and older stores get the indexes they need.
+
+Why plans are tested, not timed: the seed graph is too small for a wrong plan to be slow, but
+SQLite (with no statistics) picks plans from the schema and the SQL alone, so a plan seen here
+is the plan at 100k papers. Two wrong plans were found that way at 100k papers: a node's ties
+walked every pair in the graph (145 ms per author), and a concept's papers read a table row per
+MENTIONS for ``about``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from kg.read.service import PaperFilter, ReadService
+from kg.stores.sqlite import DB_FILE, SQLiteStore
+from kg.stores.sqlite.schema import LATER_INDEXES
+
+# The only reads that may walk the whole-graph weight index: they rank all pairs.
+WHOLE_GRAPH = ("GROUP BY id ORDER BY s DESC", 'ORDER BY weight DESC, start, "end"')
+
+
+def _plans(conn: sqlite3.Connection, statements: list[str]) -> dict[str, list[str]]:
+    plans = {}
+    for sql in statements:
+        if sql.lstrip().upper().startswith(("SELECT", "WITH")):
+            plans[sql] = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    return plans
+
+
+def test_api_reads_search_indexes_and_never_walk_all_pairs(tmp_path: Path, seed_records: list[Any]) -> None:
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records)
+    service = ReadService(store, refresh_interval_s=0)
+    conn = store._reader()  # this thread's read connection: every read below runs on it
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    concept = service.list_concepts(None, None, "PAPER_COUNT", 0, 1)[0][0].properties["name"]
+    author = service.list_authors(None, "PAPER_COUNT", 0, 1)[0][0].properties["name"]
+    for where in (
+        PaperFilter(concept=str(concept), about_only=True),
+        PaperFilter(concept=str(concept), year=2024),
+        PaperFilter(author=str(author)),
+    ):
+        service.papers(service.paper_query(where), 0, 20)
+    service.coauthors_many([service.require_author(str(author)).id])
+    service.coauthor_network(str(author), depth=2, max_nodes=200)
+    service.concept_graph(str(concept), min_weight=1, max_nodes=100)
+    service.concept_graph(None, min_weight=1, max_nodes=100)
+    service.search("bandits regret", 20)
+    conn.set_trace_callback(None)
+    plans = _plans(conn, seen)
+    assert len(plans) >= 10, seen
+    for sql, plan in plans.items():
+        steps = " | ".join(plan)
+        assert "SCAN rels" not in steps and "SCAN nodes" not in steps, (sql, steps)
+        if "pairs_by_weight" in steps:
+            assert any(mark in sql for mark in WHOLE_GRAPH), (sql, steps)
+        if "'MENTIONS' AND about = 1" in sql:
+            assert "COVERING INDEX rels_by_end_about" in steps, (sql, steps)
+
+
+def test_an_older_store_gets_the_later_indexes_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records)
+    before = store.export()
+    store.close()
+    conn = sqlite3.connect(tmp_path / DB_FILE)
+    for name, _, _ in LATER_INDEXES:
+        conn.execute(f"DROP INDEX {name}")
+    conn.execute('CREATE INDEX rels_by_end ON rels ("end", type, start)')  # what format 1 shipped
+    conn.execute(
+        'CREATE INDEX rels_by_weight ON rels (type, weight DESC, start, "end") WHERE weight IS NOT NULL'
+    )
+    conn.commit()
+    conn.close()
+    again = SQLiteStore(tmp_path)
+    names = {r[0] for r in again._reader().execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {name for name, _, _ in LATER_INDEXES} <= names
+    assert not names & {"rels_by_end", "rels_by_weight"}
+    assert again.export() == before
+    assert again.upsert(seed_records).unchanged == len(seed_records)
