@@ -261,9 +261,23 @@ class _ReopeningStore:
             self._inner.close()
 
 
+def serving_settings(settings: Settings) -> Settings:
+    """``settings`` for the server's own store: driver retries end well inside a request.
+
+    Why: with Neo4j gone the driver retried each read for 30 s, so every request ran into the
+    request timeout and answered TIMEOUT, and a client could not tell an outage from a slow
+    query. A quarter of the timeout leaves room for the answer: STORE_UNAVAILABLE.
+    """
+    if settings.request_timeout_s <= 0:
+        return settings
+    cap = settings.request_timeout_s / 4
+    return settings.model_copy(update={"neo4j_retry_s": min(settings.neo4j_retry_s, cap)})
+
+
 def _open(settings: Settings) -> ReadStore:
     from kg.stores import open_store
 
+    settings = serving_settings(settings)
     try:
         return open_store(settings)
     except StoreUnavailable as e:

@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr = SecretStr("")
     neo4j_database: str | None = None
+    # How long the driver retries a transaction through a lost connection (its default is 30 s).
+    # ``kg serve`` caps it at a quarter of the request timeout (see api.app.serving_settings),
+    # so a Neo4j outage is answered STORE_UNAVAILABLE, not TIMEOUT.
+    neo4j_retry_s: float = 30.0
     batch_size: int = 500
     # extraction worker processes for kg ingest; 0 = one per core (kg.extract_pool)
     jobs: int = 0

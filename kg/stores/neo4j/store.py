@@ -767,7 +767,7 @@ def open_neo4j_store(settings: Settings) -> Neo4jStore:
     password = settings.neo4j_password.get_secret_value()
     auth = (settings.neo4j_user, password) if password else None
     try:
-        driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+        driver = neo4j.GraphDatabase.driver(uri, auth=auth, max_transaction_retry_time=settings.neo4j_retry_s)
     except (ValueError, neo4j.exceptions.ConfigurationError) as e:
         raise ConfigError(f"invalid Neo4j URI {uri!r} (KG_NEO4J_URI): {_one_line(e)}") from e
     try:
