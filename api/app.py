@@ -24,7 +24,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api import graphql_http, static_files
+from api import graphql_http, lanes, static_files
 from api.context import get_context
 from api.graphiql import GraphiQLRouter
 from api.guard import RequestGuardMiddleware, replaying
@@ -326,6 +326,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = store is None
         active = store if store is not None else await asyncio.to_thread(_open, cfg)
+        lanes.size_for(active.backend_name)
         app.state.settings = cfg
         if owned:
             app.state.store = active

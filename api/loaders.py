@@ -13,7 +13,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, cast
 
 from strawberry.dataloader import DataLoader
 
-from api.lanes import LIGHT, run_in
+from api.lanes import light, run_in
 from kg.models import Node, RelType
 from kg.stores.protocol import Direction, Edge, GraphStore
 
@@ -29,7 +29,7 @@ async def call_store(offload: bool, fn: Callable[P, R], *args: P.args, **kwargs:
     ``offload`` is set, so the event loop keeps serving other requests and ``/healthz``;
     ``kg query`` (one request, no server) runs it inline."""
     if offload:
-        return await run_in(LIGHT, fn, *args, **kwargs)
+        return await run_in(light(), fn, *args, **kwargs)
     return fn(*args, **kwargs)
 
 

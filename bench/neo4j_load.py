@@ -167,9 +167,9 @@ def server_peak_rss_mb(home: Path) -> float | None:
 
 
 def clear(driver: neo4j.Driver, database: str | None) -> None:
-    stmt = q.delete_all()
     with driver.session(database=database) as session:
-        session.run(stmt.text, stmt.params).consume()
+        for stmt in q.delete_all():
+            session.run(stmt.text, stmt.params).consume()
 
 
 def upsert_timed(store: Neo4jStore, records: Sequence[PaperRecord], batch: int) -> tuple[float, list[float]]:

@@ -61,7 +61,9 @@ def test_version_statements_use_the_meta_node() -> None:
     assert f"MERGE (m:{q.META_LABEL} {{id: $id}})" in bump.text and "+ 1" in bump.text
     assert bump.params == {"id": q.VERSION_ID}
     assert q.META_LABEL in q.read_version().text
-    assert f"WHERE NOT n:{q.META_LABEL}" in q.delete_all().text  # clear() keeps the version
+    rels, nodes = q.delete_all()
+    assert "DELETE r" in rels.text and "IN TRANSACTIONS" in rels.text  # relationships first
+    assert f"WHERE NOT n:{q.META_LABEL}" in nodes.text  # clear() keeps the version
     assert any(q.META_LABEL in s.text for s in q.schema_statements())
 
 

@@ -742,10 +742,10 @@ class Neo4jStore(Neo4jReads):
 
         The store version survives and is bumped, so caches keyed on it see the change.
         """
-        stmt, bump = q.delete_all(), q.bump_version()
         with self._errors(), self._session() as session:
-            session.run(stmt.text, stmt.params).consume()
-            session.execute_write(self._exec, bump)
+            for stmt in q.delete_all():
+                session.run(stmt.text, stmt.params).consume()
+            session.execute_write(self._exec, q.bump_version())
 
     def close(self) -> None:
         if self._closed:
