@@ -30,7 +30,8 @@ R = TypeVar("R")
 LIGHT_THREADS = {"sqlite": 1, "neo4j": 4}
 HEAVY_THREADS = 2
 
-LIGHT = ThreadPoolExecutor(max_workers=LIGHT_THREADS["neo4j"], thread_name_prefix="kg-light")
+_light_size = LIGHT_THREADS["neo4j"]
+LIGHT = ThreadPoolExecutor(max_workers=_light_size, thread_name_prefix="kg-light")
 HEAVY = ThreadPoolExecutor(max_workers=HEAVY_THREADS, thread_name_prefix="kg-heavy")
 HEALTH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kg-health")
 
@@ -41,10 +42,11 @@ def size_for(backend: str) -> None:
     Replaces the executor only when the size changes; calls already queued on the old one
     finish there.
     """
-    global LIGHT
+    global LIGHT, _light_size
     want = LIGHT_THREADS.get(backend, LIGHT_THREADS["neo4j"])
-    if LIGHT._max_workers != want:
+    if want != _light_size:
         old, LIGHT = LIGHT, ThreadPoolExecutor(max_workers=want, thread_name_prefix="kg-light")
+        _light_size = want
         old.shutdown(wait=False)
 
 
