@@ -65,8 +65,9 @@ def ensure_counts(c: sqlite3.Connection) -> None:
         raise
 
 
-# Indexes added after format 1 shipped, created when an older store is opened (see
-# :func:`ensure_indexes`), with the indexes they replace. Figures at 100k papers:
+# Indexes added after format 1 shipped, with the indexes they replace: created by
+# :func:`ensure_indexes` when any store is opened (at once for a new one, once for an older one).
+# Figures at 100k papers:
 # - ``rels_by_end_about`` covers "papers about this concept" (``about`` in the index rather than
 #   a table lookup per MENTIONS: 134 -> 8 ms for a 17k-paper concept) and all ``rels_by_end`` did.
 # - ``pairs_out`` / ``pairs_in`` list one node's ties heaviest first, so an ego network costs
@@ -142,10 +143,6 @@ CREATE TABLE IF NOT EXISTS rels (
     position INTEGER,
     PRIMARY KEY (start, type, "end")
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS rels_by_end_about ON rels ("end", type, about, start);
-CREATE INDEX IF NOT EXISTS pairs_by_weight ON rels (type, weight DESC, start, "end") WHERE weight > 0;
-CREATE INDEX IF NOT EXISTS pairs_out ON rels (start, type, weight DESC, "end") WHERE weight > 0;
-CREATE INDEX IF NOT EXISTS pairs_in ON rels ("end", type, weight DESC, start) WHERE weight > 0;
 CREATE TABLE IF NOT EXISTS name_keys (
     key TEXT NOT NULL,
     rank INTEGER NOT NULL,
