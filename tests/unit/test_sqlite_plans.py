@@ -42,6 +42,7 @@ def test_api_reads_search_indexes_and_never_walk_all_pairs(tmp_path: Path, seed_
         PaperFilter(concept=str(concept), about_only=True),
         PaperFilter(concept=str(concept), year=2024),
         PaperFilter(author=str(author)),
+        PaperFilter(author=str(author), text="bandits regret"),
     ):
         service.papers(service.paper_query(where), 0, 20)
     service.coauthors_many([service.require_author(str(author)).id])
