@@ -170,6 +170,41 @@ def test_a_killed_ingest_leaves_whole_batches(tmp_path: Path) -> None:
     assert done.returncode == 0 and f"{4000 - papers} added" in done.stdout, done.stdout
 
 
+def test_a_full_disk_is_one_clear_line_and_exit_2_and_keeps_the_store(tmp_path: Path) -> None:
+    """The ingest process may write files of at most 1 MB (``RLIMIT_FSIZE``: the kernel then
+    fails writes with EFBIG, as a full disk fails them with ENOSPC), so the store fills up
+    mid-ingest. It must end with exit 2 and one line, no traceback; the store keeps whole
+    batches and passes SQLite's integrity check; without the limit a rerun completes it."""
+    import resource
+
+    big = _listing(tmp_path / "big.jsonl", "delta", 3000)
+    env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "kg"), "KG_BATCH_SIZE": "50", "KG_JOBS": "1"}
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, 1_000_000))
+
+    full = subprocess.run(
+        [*KG, "ingest", "--no-progress", str(big)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=small_files,
+    )
+    assert full.returncode == 2, (full.returncode, full.stdout, full.stderr)
+    assert "Traceback" not in full.stderr and len(full.stderr.strip().splitlines()) == 1, full.stderr
+    assert "free some space" in full.stderr, full.stderr
+    db = tmp_path / "kg" / DB_FILE
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    papers = SQLiteStore(tmp_path / "kg").counts().nodes["Paper"]
+    assert 0 < papers < 3000 and papers % 50 == 0, papers
+    done = _run("ingest", "--no-progress", str(big), env=env)
+    assert done.returncode == 0 and f"{3000 - papers} added" in done.stdout, done.stdout
+
+
 def _counted(db: Path) -> tuple[dict[str, int], dict[str, int]]:
     """Counts straight from the tables (what the trigger-kept counts must equal)."""
     con = sqlite3.connect(db)
