@@ -10,11 +10,11 @@ from api import lanes
 
 def _threads_used(jobs: int) -> int:
     names: set[str] = set()
-    barrier_wait = 0.05
+    hold_s = 0.05
 
     def job() -> None:
         names.add(threading.current_thread().name)
-        time.sleep(barrier_wait)  # long enough that a second thread, if any, takes the next job
+        time.sleep(hold_s)  # long enough that a second thread, if any, takes the next job
 
     futures = [lanes.light().submit(job) for _ in range(jobs)]
     for f in futures:

@@ -1,4 +1,4 @@
-"""The embedded store's reads stay index searches, and older stores get the indexes they need.
+"""The embedded store's reads stay index searches (older stores get the indexes: test_sqlite_store).
 
 Why plans are tested, not timed: the seed graph is too small for a wrong plan to be slow, but
 SQLite (with no statistics) picks plans from the schema and the SQL alone, so a plan seen here
@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.read.service import PaperFilter, ReadService
-from kg.stores.sqlite import DB_FILE, SQLiteStore
-from kg.stores.sqlite.schema import LATER_INDEXES
+from kg.stores.sqlite import SQLiteStore
 
 # The only reads that may walk the whole-graph weight index: they rank all pairs.
 WHOLE_GRAPH = ("GROUP BY id ORDER BY s DESC", 'ORDER BY weight DESC, start, "end"')
@@ -60,25 +59,3 @@ def test_api_reads_search_indexes_and_never_walk_all_pairs(tmp_path: Path, seed_
             assert any(mark in sql for mark in WHOLE_GRAPH), (sql, steps)
         if "'MENTIONS' AND about = 1" in sql:
             assert "COVERING INDEX rels_by_end_about" in steps, (sql, steps)
-
-
-def test_an_older_store_gets_the_later_indexes_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:
-    store = SQLiteStore(tmp_path)
-    store.upsert(seed_records)
-    before = store.export()
-    store.close()
-    conn = sqlite3.connect(tmp_path / DB_FILE)
-    for name, _, _ in LATER_INDEXES:
-        conn.execute(f"DROP INDEX {name}")
-    conn.execute('CREATE INDEX rels_by_end ON rels ("end", type, start)')  # what format 1 shipped
-    conn.execute(
-        'CREATE INDEX rels_by_weight ON rels (type, weight DESC, start, "end") WHERE weight IS NOT NULL'
-    )
-    conn.commit()
-    conn.close()
-    again = SQLiteStore(tmp_path)
-    names = {r[0] for r in again._reader().execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {name for name, _, _ in LATER_INDEXES} <= names
-    assert not names & {"rels_by_end", "rels_by_weight"}
-    assert again.export() == before
-    assert again.upsert(seed_records).unchanged == len(seed_records)

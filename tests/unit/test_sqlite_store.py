@@ -238,18 +238,47 @@ def test_kept_counts_equal_the_tables_through_writes_replaces_and_clears(
     store.close()
 
 
-def test_a_store_without_kept_counts_gets_them_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:
-    """Stores written before the counts table existed (same format) are backfilled once."""
+def _written_then_downgraded(tmp_path: Path, records: list[Any], statements: list[str]) -> tuple[Any, Any]:
+    """Write ``records`` into a store under ``tmp_path``, close it, and run ``statements`` on its
+    file, undoing what a later paperkg added; the export and counts before the downgrade."""
     store = SQLiteStore(tmp_path)
-    store.upsert(seed_records)
-    expected = store.counts()
+    store.upsert(records)
+    before = store.export(), store.counts()
     store.close()
     con = sqlite3.connect(tmp_path / DB_FILE)
-    for trigger in ("count_node_in", "count_node_out", "count_rel_in", "count_rel_out"):
-        con.execute(f"DROP TRIGGER {trigger}")
-    con.execute("DROP TABLE counts")
+    for statement in statements:
+        con.execute(statement)
     con.commit()
     con.close()
+    return before
+
+
+def test_a_store_without_kept_counts_gets_them_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:
+    """Stores written before the counts table existed (same format) are backfilled once."""
+    triggers = ("count_node_in", "count_node_out", "count_rel_in", "count_rel_out")
+    _, expected = _written_then_downgraded(
+        tmp_path, seed_records, [*(f"DROP TRIGGER {t}" for t in triggers), "DROP TABLE counts"]
+    )
     reopened = SQLiteStore(tmp_path)
     assert reopened.counts() == expected
     reopened.close()
+
+
+def test_an_older_store_gets_the_later_indexes_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:
+    from kg.stores.sqlite.schema import LATER_INDEXES
+
+    before, _ = _written_then_downgraded(
+        tmp_path,
+        seed_records,
+        [
+            *(f"DROP INDEX {name}" for name, _, _ in LATER_INDEXES),
+            'CREATE INDEX rels_by_end ON rels ("end", type, start)',  # what format 1 shipped
+            'CREATE INDEX rels_by_weight ON rels (type, weight DESC, start, "end") WHERE weight IS NOT NULL',
+        ],
+    )
+    again = SQLiteStore(tmp_path)
+    names = {r[0] for r in again._reader().execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {name for name, _, _ in LATER_INDEXES} <= names
+    assert not names & {"rels_by_end", "rels_by_weight"}
+    assert again.export() == before
+    assert again.upsert(seed_records).unchanged == len(seed_records)

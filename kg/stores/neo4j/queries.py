@@ -489,11 +489,12 @@ def fulltext_query(text: str, every_word: bool = False) -> str | None:
     if not words:
         return None
     if every_word:
-        return " ".join(
-            "+(" + " OR ".join(f"{f}:({lucene_escape(w)})^{b:g}" for f, b in FULLTEXT_FIELDS.items()) + ")"
-            for w in words
-        )
-    terms = " ".join(lucene_escape(w) for w in words)
+        return " ".join(f"+({_in_any_field(lucene_escape(w))})" for w in words)
+    return _in_any_field(" ".join(lucene_escape(w) for w in words))
+
+
+def _in_any_field(terms: str) -> str:
+    """Lucene: ``terms`` (escaped) in any fulltext field, each field with its boost."""
     return " OR ".join(f"{f}:({terms})^{boost:g}" for f, boost in FULLTEXT_FIELDS.items())
 
 
