@@ -129,7 +129,8 @@ def test_neo4j_going_away_is_store_unavailable_then_service_resumes(
         down = c.post("/graphql", json=query())
         took = time.perf_counter() - t0
         codes = [e["extensions"]["code"] for e in down.json().get("errors") or []]
-        assert codes == ["STORE_UNAVAILABLE"], (down.status_code, down.text)
+        # each field that reached the store reports the outage (one or both, by timing)
+        assert codes and set(codes) == {"STORE_UNAVAILABLE"}, (down.status_code, down.text)
         # an answer before the request timeout (driver retries are capped at a quarter of it);
         # the bound was half the timeout, and the test failed once in a loaded full run
         assert took < settings.request_timeout_s * 0.9, took

@@ -212,6 +212,39 @@ def test_explorer_draws_the_concept_graph_and_a_click_lists_papers(
     assert_bounded(traffic)
 
 
+# Screen boxes of each node's circle plus its label (drawn to its right, in the label font), and
+# the pairs of boxes that overlap: labels written over each other are unreadable.
+LABEL_CLASHES = """() => {
+  const r = window.kgExplorer.renderer, g = window.kgExplorer.graph;
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = '500 13px system-ui, sans-serif';
+  const boxes = [];
+  g.forEachNode((n, a) => {
+    const d = r.getNodeDisplayData(n), v = r.framedGraphToViewport(d), s = d.size;
+    const w = ctx.measureText(a.label || '').width, h = Math.max(s, 8);
+    boxes.push([a.label, v.x - s, v.x + s + 3 + w, v.y - h, v.y + h]);
+  });
+  const clashes = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (a[1] < b[2] && b[1] < a[2] && a[3] < b[4] && b[3] < a[4]) clashes.push(a[0] + ' / ' + b[0]);
+  }
+  return clashes;
+}"""
+
+
+def test_explorer_labels_seldom_overlap(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    """The layout pushes apart nodes whose labels would cross (26 of 39 did on the examples
+    before; 5 touch now, because sigma rescales the drawing after every push)."""
+    p, _ = page
+    p.goto(f"{kg_serve}/explore")
+    wait_ready(p)
+    order = p.evaluate("() => window.kgExplorer.graph.order")
+    clashes = p.evaluate(LABEL_CLASHES)
+    assert order > 20
+    assert len(clashes) <= order // 5, clashes
+
+
 def test_explorer_caps_max_nodes_at_the_api_limit(kg_serve: str, page: tuple[Page, Traffic]) -> None:
     p, traffic = page
     p.goto(f"{kg_serve}/explore")
