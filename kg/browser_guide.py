@@ -1,7 +1,7 @@
 """A Neo4j Browser guide (``:guide <url>``) generated from the graph it is about.
 
 Why generated: a guide whose queries name things that are not in the graph shows empty frames,
-and the names worth looking at (the most mentioned concepts, the most connected authors, the
+and the names worth looking at (the most mentioned concepts, the authors with the most papers, the
 real topic roots and venues) are only known once the data is loaded. The queries themselves
 are the documented ones of ``neo4j-browser/browser-queries.cypher`` (:mod:`kg.browser_queries`),
 with their ``:param`` values replaced by names picked from the graph, so the guide, the file
@@ -238,7 +238,7 @@ def render_guide(queries: Sequence[DocumentedQuery], picks: GuidePicks) -> str:
     pick_lists = {
         "1": _pick_list("Most mentioned", picks.concepts),
         "2": f"<p>$minWeight = {picks.min_weight} keeps {picks.co_occurs_edges} pairs.</p>",
-        "3": _pick_list("Most connected authors", picks.authors),
+        "3": _pick_list("Authors with the most papers", picks.authors),
         "4": _pick_list("Root topics", picks.roots),
         "5": _pick_list("Venues", picks.venues),
     }

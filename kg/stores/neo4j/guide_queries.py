@@ -21,13 +21,13 @@ ORDER BY papers DESC, name
 LIMIT $limit
 """
 
-# Authors with the most co-authors (ties: more papers first).
+# Authors with the most papers (ties: more co-authors first).
 TOP_AUTHORS = """
 MATCH (a:Author)
 WITH a, COUNT { (a)-[:COAUTHOR]-(:Author) } AS coauthors
 WHERE coauthors > 0
 RETURN a.name AS name, coauthors, COUNT { (a)-[:AUTHORED]->(:Paper) } AS papers
-ORDER BY coauthors DESC, papers DESC, name
+ORDER BY papers DESC, coauthors DESC, name
 LIMIT $limit
 """
 
@@ -74,7 +74,12 @@ def top_concepts(limit: int) -> GuideQuery:
 
 
 def top_authors(limit: int) -> GuideQuery:
-    """``name, coauthors, papers`` of the most connected authors."""
+    """``name, coauthors, papers`` of the authors with the most papers (and co-authors).
+
+    Papers first: the author with the most co-authors is often on one paper with many authors,
+    whose picture is a clique with every edge 1. Several papers give edges of different weights
+    and a circle that is not one author list.
+    """
     return (TOP_AUTHORS, {"limit": limit})
 
 
