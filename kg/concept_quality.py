@@ -50,6 +50,7 @@ __all__ = [
     "is_fragment",
     "is_generic",
     "lexical_support",
+    "narrower_closure",
     "nodes_per_paper",
 ]
 
@@ -210,7 +211,7 @@ def nodes_per_paper(records: Sequence[PaperRecord]) -> tuple[float, float]:
     return len(visible) / papers, len(every) / papers
 
 
-def _narrower_closure(records: Iterable[PaperRecord]) -> dict[str, set[str]]:
+def narrower_closure(records: Iterable[PaperRecord]) -> dict[str, set[str]]:
     """Concept id -> itself and every concept below it (BROADER links of the records)."""
     children: dict[str, set[str]] = defaultdict(set)
     for r in records:
@@ -259,7 +260,7 @@ def lexical_support(
     about_only: bool = True,
 ) -> list[Support]:
     """Lexical support of each query concept over ``records`` (see the module docstring)."""
-    closure = _narrower_closure(records)
+    closure = narrower_closure(records)
     out: list[Support] = []
     for name in names:
         cid = concept_id(name)
