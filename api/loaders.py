@@ -41,7 +41,8 @@ class Loaders:
         offload: run store calls in worker threads (see :func:`call_store`).
 
     Example:
-        >>>         >>> from kg.stores.sqlite import SQLiteStore
+        >>> import asyncio
+        >>> from kg.stores.sqlite import SQLiteStore
         >>> async def missing() -> Node | None:
         ...     return await Loaders(SQLiteStore(None)).nodes.load("paper:missing")
         >>> asyncio.run(missing()) is None

@@ -33,7 +33,7 @@ from kg.readers.paperlists import (
     venue_from_site,
 )
 from kg.readers.problems import ReadProblem
-from kg.readers.values import Checked, check_name, check_text, check_year, is_junk
+from kg.readers.values import Checked, check_author, check_name, check_text, check_year, is_junk
 from kg.topics import topic_path
 
 __all__ = ["FIELD_NAMES", "RECORD_LIST_KEYS", "read_csv", "read_json", "read_jsonl", "record_to_paper"]
@@ -154,7 +154,7 @@ def _authors(record: Mapping[str, Any], rec: _Record) -> tuple[list[str], list[t
     for i, item in enumerate(items):
         if isinstance(item, str) and not item.strip():
             continue  # an empty slot between separators
-        name = rec.take(check_name(item, "author name"))
+        name = rec.take(check_author(item))
         if name is None:
             continue
         key = keys[i] if i < len(keys) else ()

@@ -8,6 +8,10 @@ A reader calls these on every record; a refused value is reported like a malform
   they can make a name display as something else. Whitespace runs collapse to one space.
 - Names (authors, venues, keywords, topics) must contain a letter and must not be JSON-ish
   junk: ``None``, ``null``, ``{}``, ``[]``, ``NaN``, ``undefined``, ``N/A``, a bare number.
+- Author names also lose what exports leave around them (:func:`check_author`): footnote
+  marks (``Patel*``, ``Zhang¹``, ``1Dominik``, ``Ravi[2]``), HTML entities (``D&#x27;``),
+  UTF-8 read as Latin-1 (``SauppÃ©``) and a list's last "and" (``and Mahdieh Abbasi``).
+  65 of 156k Author nodes at 100k papers had one, and each made a second node for its person.
 - Titles and abstracts must be strings (a number or a list/dict is refused; a title ``"5"``
   or ``"None"`` is junk too).
 - Years are integers (or 4-digit strings) in :data:`MIN_YEAR`..current year + 1.
@@ -16,6 +20,7 @@ A reader calls these on every record; a refused value is reported like a malform
 from __future__ import annotations
 
 import datetime
+import html
 import re
 from dataclasses import dataclass
 
@@ -32,6 +37,13 @@ _JUNK = frozenset(
 )
 _NUMBER = re.compile(r"[-+]?\d*\.?\d+(?:e[-+]?\d+)?")
 _YEAR_TEXT = re.compile(r"^\s*(\d{4})(?:\D|$)")
+# Footnote marks at either end of an author name: symbols, superscript digits, a bracketed
+# number, or one or two digits written against the name ("Zhang1", "1Dominik").
+_MARKS = "*†‡§¶#⁰¹²³⁴⁵⁶⁷⁸⁹"
+_TRAILING_MARK = re.compile(rf"(?:\s*[{_MARKS}]+|\s*\[\d{{1,2}}\]|(?<=[^\W\d_])\d{{1,2}})+$")
+_LEADING_MARK = re.compile(rf"^(?:[{_MARKS}]+\s*|\d{{1,2}}(?=[^\W\d_]))+")
+# A list's last "and" left on the last name ("Christian Gagné;and Mahdieh Abbasi").
+_LEADING_AND = re.compile(r"^and\s+(?=[A-Z])")
 
 
 def max_year() -> int:
@@ -92,6 +104,56 @@ def check_name(value: object, what: str, limit: int = MAX_NAME_CHARS) -> Checked
     if is_junk(text) or not any(c.isalpha() for c in text):
         return Checked(None, f"{what} {_show(text)} is not a name (no letters, or a placeholder)")
     return Checked(text, None, f"{what} {_show(text)}: {repaired}" if repaired else None)
+
+
+def check_author(value: object) -> Checked:
+    """An author name (:func:`check_name`) without footnote marks, entities or mojibake.
+
+    >>> [check_author(v).value for v in ("Aashish N Patel*", "Lihe Zhang¹", "1Dominik Jain",
+    ...                                  "Sujith Ravi[2]", "Renaud DubÃ©", "Sam O&#x27;Brien")]
+    ['Aashish N Patel', 'Lihe Zhang', 'Dominik Jain', 'Sujith Ravi', 'Renaud Dubé', "Sam O'Brien"]
+    >>> check_author("and Mahdieh Abbasi").value
+    'Mahdieh Abbasi'
+    >>> check_author("Ömer Morgül1").repaired
+    "author name 'Ömer Morgül1': removed a footnote mark"
+    """
+    checked = check_name(value, "author name")
+    name = checked.value
+    if name is None:
+        return checked
+    fixed, what = _unmark(name)
+    if not what:
+        return checked
+    if not fixed or not any(c.isalpha() for c in fixed):
+        return Checked(None, f"author name {_show(name)} is not a name (marks only)")
+    note = f"author name {_show(name)}: {what}"
+    return Checked(fixed, None, f"{checked.repaired}; {note}" if checked.repaired else note)
+
+
+def _unmark(name: str) -> tuple[str, str | None]:
+    """``name`` repaired, and what was done (``None``: nothing)."""
+    done: list[str] = []
+    if "&" in name and ";" in name:
+        unescaped = html.unescape(name)
+        if unescaped != name:
+            name = unescaped
+            done.append("decoded HTML entities")
+    if "Ã" in name or "Â" in name:
+        try:
+            decoded = name.encode("cp1252").decode("utf-8")
+        except UnicodeError:
+            decoded = name
+        if decoded != name:
+            name = decoded
+            done.append("re-decoded UTF-8 read as Latin-1")
+    unmarked = _LEADING_MARK.sub("", _TRAILING_MARK.sub("", name)).strip()
+    if unmarked != name:
+        name = unmarked
+        done.append("removed a footnote mark")
+    if name.startswith("and ") and _LEADING_AND.match(name):
+        name = _LEADING_AND.sub("", name)
+        done.append("removed a leading 'and'")
+    return name, ("; ".join(done) or None)
 
 
 def check_text(value: object, what: str, limit: int) -> Checked:

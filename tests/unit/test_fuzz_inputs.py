@@ -401,7 +401,7 @@ def test_hyperauthorship_is_bounded(
     n: int, as_string: bool, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     FUZZ_CASES["many authors"] += 1
-    names = [f"Author Number{i}" for i in range(n)]
+    names = [f"Author Number{i} Smith" for i in range(n)]  # a digit at the end would be a footnote mark
     rec = {"title": "Big collaboration", "abstract": "Many people measured a particle.", "authors": names}
     if as_string:
         rec["authors"] = "; ".join(names)

@@ -204,3 +204,35 @@ def test_venue_and_year_precedence_record_site_bibtex_file_name(tmp_path: Path) 
     assert [str(p) for p in result.problems] == [
         f"{f}:5: year 99999 is outside 1900..{date.today().year + 1}"
     ]
+
+
+def test_author_names_lose_footnote_marks_entities_and_mojibake(tmp_path: Path) -> None:
+    """Real author strings from ../shared/data/paperlists (ICLR 2017, CoRL, IROS exports): each
+    mark made a second Author node for its person; each repair is reported with file and line."""
+    f = tmp_path / "iclr2017.json"
+    rows = [
+        {
+            "id": "rye9LT8cee",
+            "title": "ADMM for Sparse CNNs",
+            "abstract": "We reduce CNNs.",
+            "author": "Farkhondeh Kiaee;Christian Gagné;and Mahdieh Abbasi",
+        },
+        {
+            "id": "x2",
+            "title": "Marks",
+            "abstract": "Names with marks.",
+            "author": "*Krzysztof Maziarz;Aashish N Patel*;Lihe Zhang¹;Sujith Ravi[2];Renaud DubÃ©",
+        },
+        {"id": "x3", "title": "Clean", "abstract": "Nothing to repair.", "author": "Ömer Morgül;R. Zhang"},
+    ]
+    f.write_text("[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n", encoding="utf-8")
+    result = read_file(f)
+    assert [p.authors for p in result.papers] == [
+        ["Farkhondeh Kiaee", "Christian Gagné", "Mahdieh Abbasi"],
+        ["Krzysztof Maziarz", "Aashish N Patel", "Lihe Zhang", "Sujith Ravi", "Renaud Dubé"],
+        ["Ömer Morgül", "R. Zhang"],
+    ]
+    repaired = [p for p in result.problems if p.severity == "repaired"]
+    assert len(repaired) == 6 and all(p.file == str(f) for p in repaired)
+    assert {p.line for p in repaired} == {2, 3}  # the records' lines; the clean one has none
+    assert any("'and Mahdieh Abbasi'" in p.reason and "leading 'and'" in p.reason for p in repaired)
