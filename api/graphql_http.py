@@ -156,7 +156,7 @@ class GraphQLResponseMediaType:
             await _send(send, 406, _error_body(f"Not Acceptable: answers are {' or '.join(SUPPORTED)}"))
             return
         if media_type == APPLICATION_JSON:
-            await self.app(scope, receive, _vary(send))
+            await self.app(scope, receive, _text_errors_as_json(_vary(send)))
             return
         inner_headers = [(k, v) for k, v in headers if k != b"accept"]
         inner_headers.append((b"accept", APPLICATION_JSON.encode()))
@@ -223,6 +223,43 @@ def _is_operation(scope: Scope) -> bool:
         return False
     query_string: bytes = scope.get("query_string", b"")
     return any(p.split(b"=", 1)[0] == b"query" for p in query_string.split(b"&"))
+
+
+def _text_errors_as_json(send: Send) -> Send:
+    """``send`` turning strawberry's plain-text 4xx ("Unsupported content type", "No GraphQL
+    query found in the request") into a GraphQL error in JSON, status kept.
+
+    Why: a client reads ``errors`` from every answer; a text body made it fail on the parse
+    (found by ``tests/api/test_api_fuzz.py``: an empty ``text/plain`` POST).
+    """
+    held: Message | None = None
+    parts: list[bytes] = []
+
+    async def sending(message: Message) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start":
+            content_type = dict(message.get("headers", [])).get(b"content-type", b"")
+            if message["status"] >= 400 and content_type.startswith(b"text/plain"):
+                held = message
+                return
+        elif message["type"] == "http.response.body" and held is not None:
+            parts.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            text = b"".join(parts).decode("utf-8", "replace")
+            dropped = (b"content-type", b"content-length")
+            body = _error_body(text)
+            headers = [(k, v) for k, v in held.get("headers", []) if k not in dropped]
+            headers += [
+                (b"content-type", APPLICATION_JSON.encode()),
+                (b"content-length", str(len(body)).encode()),
+            ]
+            await send({**held, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await send(message)
+
+    return sending
 
 
 def _vary(send: Send) -> Send:
