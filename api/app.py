@@ -25,9 +25,9 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import graphql_http, lanes, static_files
-from api.context import get_context
 from api.graphiql import GraphiQLRouter
 from api.guard import RequestGuardMiddleware, replaying
+from api.http_context import get_context
 from api.lanes import HEALTH, run_in
 from api.schema import build_schema
 from kg.config import Settings, get_settings

@@ -1,16 +1,17 @@
-"""The typed per-request GraphQL context: service, settings and fresh DataLoaders."""
+"""The typed per-request GraphQL context: service, settings and fresh DataLoaders.
+
+A plain class, so that ``kg query`` (which runs the schema in-process) does not import
+FastAPI and strawberry's FastAPI integration: that was half a second of its start. The HTTP
+server's context (:mod:`api.http_context`) is this class plus strawberry's ``BaseContext``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-from starlette.requests import Request
-from strawberry.fastapi import BaseContext
-
 from api.lanes import HEAVY, run_in
 from api.loaders import Loaders, Lookup, call_store
-from kg import deadline
 from kg.config import Settings
 from kg.models import Node
 from kg.read.service import ReadService
@@ -20,7 +21,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-class Context(BaseContext):
+class Context:
     """What every resolver sees as ``info.context`` (role: request scope).
 
     Args:
@@ -31,7 +32,7 @@ class Context(BaseContext):
     """
 
     def __init__(self, service: ReadService, settings: Settings, offload: bool | None = None) -> None:
-        super().__init__()
+        super().__init__()  # BaseContext.__init__ in api.http_context.HTTPContext
         self.service = service
         self.store: ReadStore = service.store
         self.settings = settings
@@ -52,10 +53,3 @@ class Context(BaseContext):
         if not self.offload:
             return fn(*args, **kwargs)
         return await run_in(HEAVY, fn, *args, **kwargs)
-
-
-async def get_context(request: Request) -> Context:
-    """``context_getter`` for the GraphQL router: new loaders for every request."""
-    state = request.app.state
-    deadline.start(state.settings.request_timeout_s)
-    return Context(service=state.service, settings=state.settings)

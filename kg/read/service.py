@@ -18,21 +18,24 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-import networkx as nx
-
-from kg import analytics
 from kg.ids import fold
 from kg.models import Node, StoreCounts
 from kg.read import networks, resolve
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
-from kg.read.graphs import projection
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
 from kg.stores.protocol import Edge, ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit
 from kg.text_index import tokens
+
+if TYPE_CHECKING:
+    # networkx (and kg.analytics, kg.read.graphs on it) is imported by the analytics methods
+    # when first used: it is a quarter of a second that `kg query` and most requests never need.
+    import networkx as nx
+
+    from kg import analytics
 
 __all__ = [
     "MAX_DEPTH",
@@ -321,16 +324,22 @@ class ReadService:
         return networks.view(self.store, "CO_OCCURS", ids, truncated, min_weight)
 
     def _projection(self, graph: GraphName) -> nx.Graph:
+        from kg.read.graphs import projection
+
         return self._memo(("projection", graph), lambda: projection(self.store, _pair(graph)))
 
     def collaboration_path(self, source: str, target: str) -> list[Node] | None:
         """Authors on a shortest co-authorship chain between two authors, or ``None``."""
+        from kg import analytics
+
         a, b = self.require_author(source), self.require_author(target)
         path = analytics.collaboration_path(self._projection("COAUTHOR"), a.id, b.id)
         return None if path is None else self._nodes(path)
 
     def central(self, graph: GraphName, measure: analytics.Measure, first: int) -> list[tuple[Node, float]]:
         """The ``first`` most central authors or concepts by one measure (cached per version)."""
+        from kg import analytics
+
         ranking = self._memo(
             ("central", graph, measure),
             lambda: analytics.centrality(self._projection(graph), measure, MAX_NODES),
@@ -340,6 +349,7 @@ class ReadService:
 
     def communities(self, graph: GraphName) -> list[list[str]]:
         """Louvain communities of the projection, largest first; members by paper count, then id."""
+        from kg import analytics
 
         def build() -> list[list[str]]:
             groups = analytics.communities(self._projection(graph))
