@@ -150,12 +150,20 @@ class Vocabulary:
                 broader=tuple(by_name[b] for b in e.get("broader", [])),
             )
         vocab = cls(concepts=concepts)
+        keys: dict[str, tuple[str, ...]] = {}  # each surface tokenised once: this runs at every start
+
+        def key_of(surface: str) -> tuple[str, ...]:
+            hit = keys.get(surface)
+            if hit is None:
+                hit = keys[surface] = phrase_key(tokenizer, surface)
+            return hit
+
         firsts: set[str] = set()
         # Names first, then aliases: a concept's own name beats another concept's alias.
         for pass_names in (True, False):
             for c in concepts.values():
                 for surface in (c.name,) if pass_names else c.aliases:
-                    key = phrase_key(tokenizer, surface)
+                    key = key_of(surface)
                     if pass_names:
                         vocab.name_keys[c.id] = key
                     if key and key not in vocab.surface_keys.setdefault(c.id, []):
@@ -171,7 +179,7 @@ class Vocabulary:
             amb = frozenset(
                 key
                 for alias in c.aliases
-                if (key := phrase_key(tokenizer, alias)) and vocab.index.get(key) == c.id
+                if (key := key_of(alias)) and vocab.index.get(key) == c.id
                 if needs_context(alias, key, name_key)
             )
             if amb:
