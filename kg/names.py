@@ -18,6 +18,7 @@ A query is tried strict first, then loose.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from extractors.concepts.normalize import is_acronym, norm_token
 from kg.ids import fold, split_nickname
@@ -25,6 +26,11 @@ from kg.ids import fold, split_nickname
 _WORDS = re.compile(r"[^\W_]+")
 STRICT_PREFIX = "s:"
 LOOSE_PREFIX = "l:"
+# Names asked for come from clients, and ``norm_token`` keeps a 200k-entry cache for the
+# extractor's hot loop: fed with query words, it grew by one entry per request for names like
+# "no such name 1234" (about 200 bytes each, 40 MB at its bound; bench/api_memory.py showed the
+# server's RSS climbing 0.2 MB per 1,000 requests). Query keys use the function uncached.
+_norm_uncached: Callable[[str], str] = norm_token.__wrapped__
 
 
 def words(text: str) -> list[str]:
@@ -36,16 +42,21 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(text)
 
 
-def loose_key(text: str) -> str:
+def loose_key(text: str, norm: Callable[[str], str] = norm_token) -> str:
     """Case-, accent-, plural- and punctuation-insensitive key.
 
     >>> loose_key("Multi-armed Bandits"), loose_key("LLMs")
     ('multi armed bandit', 'llm')
     """
-    return " ".join(norm_token(w) for w in words(text))
+    return " ".join(norm(w) for w in words(text))
 
 
-def strict_key(text: str) -> str | None:
+def query_loose_key(text: str) -> str:
+    """:func:`loose_key` of text a client sent (no cache grows with it)."""
+    return loose_key(text, _norm_uncached)
+
+
+def strict_key(text: str, norm: Callable[[str], str] = norm_token) -> str | None:
     """The case-sensitive key for a surface with an acronym word, else ``None``.
 
     >>> strict_key("LLMs"), strict_key("LP relaxation"), strict_key("linear programming")
@@ -59,29 +70,30 @@ def strict_key(text: str) -> str | None:
         if is_acronym(w):
             out.append(w[:-1] if w.endswith("s") and len(w) > 2 else w)
         else:
-            out.append(norm_token(w))
+            out.append(norm(w))
     return " ".join(out)
 
 
-def concept_keys(surface: str) -> list[str]:
+def concept_keys(surface: str, norm: Callable[[str], str] = norm_token) -> list[str]:
     """The prefixed keys one concept surface is found by (strict first).
 
     >>> concept_keys("LLMs"), concept_keys("bandits")
     (['s:LLM', 'l:llm'], ['l:bandit'])
     """
     out = []
-    strict = strict_key(surface)
+    strict = strict_key(surface, norm)
     if strict:
         out.append(STRICT_PREFIX + strict)
-    loose = loose_key(surface)
+    loose = loose_key(surface, norm)
     if loose:
         out.append(LOOSE_PREFIX + loose)
     return out
 
 
 def query_keys(name: str) -> list[str]:
-    """Keys to try for a concept name asked for, in order (same scheme as :func:`concept_keys`)."""
-    return concept_keys(name)
+    """Keys to try for a concept name asked for, in order (same scheme as :func:`concept_keys`;
+    no cache grows with the names clients send)."""
+    return concept_keys(name, _norm_uncached)
 
 
 def author_keys(name: str, nickname: str | None = None) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from kg.ids import author_id, fold
 from kg.models import Node
-from kg.names import author_query_key, loose_key, query_keys, words
+from kg.names import author_query_key, query_keys, query_loose_key, words
 from kg.read.errors import UnknownName
 from kg.stores.protocol import ReadStore
 from kg.topics import topic_path
@@ -43,7 +43,7 @@ def resolve_concept(store: ReadStore, name: str) -> Node | None:
         return None
     keys = query_keys(name)
     found = [c for c in store.concepts_by_keys(keys) if c is not None]
-    cid = found[0] if found else _head_noun_concept(store, loose_key(name))
+    cid = found[0] if found else _head_noun_concept(store, query_loose_key(name))
     if cid is None:
         cid = name
     node = store.get_nodes([cid])[0]

@@ -17,7 +17,7 @@ import neo4j
 
 from kg.errors import GraphStoreError
 from kg.ids import fold
-from kg.names import loose_key
+from kg.names import query_loose_key
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
@@ -168,7 +168,7 @@ class Neo4jReads:
     ) -> Page:
         _check_window(offset, limit)
         folded = fold(search) if search and search.strip() else None
-        loose = loose_key(search) if folded is not None and search is not None else None
+        loose = query_loose_key(search) if folded is not None and search is not None else None
         record = self._read_one(rq.listing("Concept", folded, loose or None, kind, order, offset, limit))
         return Page(ids=list(record["ids"]), total=int(record["total"]))
 

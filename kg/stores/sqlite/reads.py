@@ -27,7 +27,7 @@ from kg.models import (
     RelType,
     StoreCounts,
 )
-from kg.names import loose_key
+from kg.names import query_loose_key
 from kg.stores.protocol import (
     Direction,
     Edge,
@@ -358,7 +358,7 @@ class SQLiteReads:
             params.append(kind)
         if search is not None and search.strip():
             terms = [fold(search)]
-            lk = loose_key(search) if label == "Concept" else ""
+            lk = query_loose_key(search) if label == "Concept" else ""
             if lk and lk != terms[0]:
                 terms.append(lk)
             where.append("(" + " OR ".join("search_text LIKE ? ESCAPE '\\'" for _ in terms) + ")")
