@@ -235,7 +235,7 @@ LABEL_CLASHES = """() => {
 
 def test_explorer_labels_seldom_overlap(kg_serve: str, page: tuple[Page, Traffic]) -> None:
     """The layout pushes apart nodes whose labels would cross (26 of 39 did on the examples
-    before; 5 touch now, because sigma rescales the drawing after every push)."""
+    before; about 6 of 40 still touch a neighbour, where the middle of the drawing is dense)."""
     p, _ = page
     p.goto(f"{kg_serve}/explore")
     wait_ready(p)
