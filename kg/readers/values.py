@@ -11,7 +11,8 @@ A reader calls these on every record; a refused value is reported like a malform
 - Author names also lose what exports leave around them (:func:`check_author`): footnote
   marks (``Patel*``, ``Zhang¹``, ``1Dominik``, ``Ravi[2]``), HTML entities (``D&#x27;``),
   UTF-8 read as Latin-1 (``SauppÃ©``) and a list's last "and" (``and Mahdieh Abbasi``).
-  65 of 156k Author nodes at 100k papers had one, and each made a second node for its person.
+  At 100k papers, 65 of 156k Author names began or ended with something other than a letter;
+  where the clean spelling also occurs, each was a second node for the same person.
 - Titles and abstracts must be strings (a number or a list/dict is refused; a title ``"5"``
   or ``"None"`` is junk too).
 - Years are integers (or 4-digit strings) in :data:`MIN_YEAR`..current year + 1.
