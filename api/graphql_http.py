@@ -178,7 +178,7 @@ class GraphQLResponseMediaType:
             else:
                 await send(message)
 
-        await self.app(scope, receive, capture)
+        await self.app(scope, receive, _text_errors_as_json(capture))
 
     async def _finish(self, start: Message, body: bytes, send: Send) -> None:
         status: int = start["status"]
@@ -193,9 +193,6 @@ class GraphQLResponseMediaType:
                     del payload["data"]  # a request error: nothing executed, no data entry
                     status = new_status or status
                     body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
-        elif status >= 400 and content_type.startswith("text/plain"):
-            # strawberry's own 4xx (a body that is not JSON, no query, ...): as a GraphQL error.
-            body = _error_body(body.decode("utf-8", "replace"))
         else:
             await send(start)
             await send({"type": "http.response.body", "body": body})
@@ -227,7 +224,8 @@ def _is_operation(scope: Scope) -> bool:
 
 def _text_errors_as_json(send: Send) -> Send:
     """``send`` turning strawberry's plain-text 4xx ("Unsupported content type", "No GraphQL
-    query found in the request") into a GraphQL error in JSON, status kept.
+    query found in the request") into a GraphQL error in JSON, status kept; under both media
+    types (``graphql-response+json`` answers are rewritten from it).
 
     Why: a client reads ``errors`` from every answer; a text body made it fail on the parse
     (found by ``tests/api/test_api_fuzz.py``: an empty ``text/plain`` POST).

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from kg.concept_quality import narrower_closure  # noqa: E402
 from kg.ids import concept_id  # noqa: E402
-from kg.models import PaperRecord, RawPaper  # noqa: E402
+from kg.models import PaperRecord  # noqa: E402
 from kg.nlp import load_nlp  # noqa: E402
 from kg.pipeline import Pipeline  # noqa: E402
 from kg.readers import read_file  # noqa: E402
@@ -58,25 +58,21 @@ def main() -> None:
     args = p.parse_args()
 
     labels = [json.loads(line) for line in args.labels.read_text().splitlines() if line.strip()]
-    by_file: dict[str, list[RawPaper]] = {}
-    for name in sorted({lab["file"] for lab in labels}):
-        by_file[name] = read_file(args.data_dir / name).papers
-    raws = [r for papers in by_file.values() for r in papers]
+    # (file name as the labels give it, paper), in reading order: one extraction of every file.
+    papers = [
+        (name, raw)
+        for name in sorted({lab["file"] for lab in labels})
+        for raw in read_file(args.data_dir / name).papers
+    ]
     pipeline = Pipeline(nlp=load_nlp(mode="fast"), mode="fast")
-    records, _ = pipeline.build(raws)
-    by_external: dict[tuple[str, str], PaperRecord] = {}
-    for raw, rec in zip(raws, records, strict=True):
-        if raw.external_id:
-            by_external[(raw.file, raw.external_id)] = rec
+    records, _ = pipeline.build([raw for _, raw in papers])
+    by_paper = {(name, raw.external_id): rec for (name, raw), rec in zip(papers, records, strict=True)}
     closure = narrower_closure(records)
 
-    rows: dict[str, Counter[str]] = defaultdict(Counter)
+    rows: dict[str, Counter[tuple[str, bool]]] = defaultdict(Counter)
     missing: list[str] = []
     for lab in labels:
-        key = (str(args.data_dir / lab["file"]), lab["paper"])
-        rec = by_external.get(key) or next(
-            (r for (f, x), r in by_external.items() if x == lab["paper"] and f.endswith(lab["file"])), None
-        )
+        rec = by_paper.get((lab["file"], lab["paper"]))
         if rec is None:
             missing.append(f"{lab['file']}:{lab['paper']}")
             continue

@@ -151,7 +151,7 @@ def _unmark(name: str) -> tuple[str, str | None]:
     if unmarked != name:
         name = unmarked
         done.append("removed a footnote mark")
-    if name.startswith("and ") and _LEADING_AND.match(name):
+    if _LEADING_AND.match(name):
         name = _LEADING_AND.sub("", name)
         done.append("removed a leading 'and'")
     return name, ("; ".join(done) or None)

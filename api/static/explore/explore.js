@@ -190,9 +190,10 @@
   // pushed apart along the axis where they overlap least, which for long, flat labels is
   // usually a few pixels up or down. graphology's noverlap treats nodes as circles, so a
   // circle wide enough for a label pushed vertical neighbours far away and still stalled with
-  // labels crossing (14 of 39 nodes on the example listings). Positions are converted to
-  // screen pixels for the drawing's size on screen (the container less sigma's stage padding,
-  // at the camera's opening zoom), and the drawing is kept at that size while it is spread.
+  // labels crossing (26 overlapping pairs among 39 nodes on the example listings). Positions
+  // are converted to screen pixels for the drawing's size on screen (the container less
+  // sigma's stage padding, at the camera's opening zoom), and the drawing is kept at that size
+  // while it is spread.
   function spreadOut(graph) {
     var el = $("#graph");
     var across = Math.max((Math.min(el.clientWidth, el.clientHeight) - 2 * STAGE_PADDING) / OPENING_RATIO, 200);
@@ -218,7 +219,7 @@
   // Passes over every pair (n is at most a few hundred), moving both boxes of an overlapping
   // pair half the overlap plus a gap. After each pass the drawing is shrunk back to ``across``
   // pixels around its centre, as sigma will fit it on screen: separating at one scale and
-  // letting sigma shrink the result made labels cross again (17 of 40 nodes in one run).
+  // letting sigma shrink the result made labels cross again (17 overlapping pairs among 40 nodes in one run).
   function separate(px, py, boxes, across) {
     var GAP = 3;
     for (var pass = 0; pass < 400; pass++) {

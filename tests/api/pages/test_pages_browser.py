@@ -234,8 +234,8 @@ LABEL_CLASHES = """() => {
 
 
 def test_explorer_labels_seldom_overlap(kg_serve: str, page: tuple[Page, Traffic]) -> None:
-    """The layout pushes apart nodes whose labels would cross (26 of 39 did on the examples
-    before; about 6 of 40 still touch a neighbour, where the middle of the drawing is dense)."""
+    """The layout pushes apart nodes whose labels would cross: 26 overlapping pairs among 39
+    nodes on the examples before, about 6 pairs among 40 now, where the drawing is dense."""
     p, _ = page
     p.goto(f"{kg_serve}/explore")
     wait_ready(p)
