@@ -4,6 +4,7 @@ lives on top, in api/, and nothing in kg/ imports api/): ingest, stats, export, 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -288,5 +289,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def run() -> None:
+    """The ``kg`` console script: :func:`main`, then an exit that skips the final collection.
+
+    At exit CPython's collector walks every object still alive: with spaCy imported that is
+    0.3 s, a tenth of a ``kg ingest`` of ten papers. ``gc.freeze`` moves them out of its
+    reach; memory and files are released as usual (stores are closed by the commands, which
+    commit before they return). Tests call :func:`main`, whose process goes on.
+    """
+    code = main()
+    gc.freeze()
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

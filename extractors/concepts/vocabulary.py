@@ -9,7 +9,7 @@ a mention of "supervised learning", "non-convex optimization" not one of "convex
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -17,8 +17,10 @@ from typing import Any
 
 from spacy.tokenizer import Tokenizer
 
+from extractors.concepts import key_cache
 from extractors.concepts.normalize import token_key
 from extractors.concepts.tokens import HYPHENS, Lexicon, TokenStream, stream_from_doc
+from kg.collector import collector_paused
 from kg.errors import ExtractionError
 from kg.ids import concept_id
 from kg.models import CONCEPT_KINDS, ConceptKind, Node, Relationship
@@ -129,8 +131,17 @@ class Vocabulary:
     ancestor_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_entries(cls, entries: Iterable[dict[str, Any]], tokenizer: Tokenizer) -> Vocabulary:
-        """Build from raw entries; raises :class:`ExtractionError` on an inconsistent file."""
+    def from_entries(
+        cls,
+        entries: Iterable[dict[str, Any]],
+        tokenizer: Tokenizer,
+        known_keys: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> Vocabulary:
+        """Build from raw entries; raises :class:`ExtractionError` on an inconsistent file.
+
+        ``known_keys`` are precomputed :func:`phrase_key` results by surface
+        (:mod:`extractors.concepts.key_cache`); a surface missing from them is tokenised.
+        """
         concepts: dict[str, VocabConcept] = {}
         raw = list(entries)
         by_name = {str(e["name"]): concept_id(str(e["name"])) for e in raw}
@@ -150,7 +161,7 @@ class Vocabulary:
                 broader=tuple(by_name[b] for b in e.get("broader", [])),
             )
         vocab = cls(concepts=concepts)
-        keys: dict[str, tuple[str, ...]] = {}  # each surface tokenised once: this runs at every start
+        keys: dict[str, tuple[str, ...]] = dict(known_keys or {})  # each surface tokenised once at most
 
         def key_of(surface: str) -> tuple[str, ...]:
             hit = keys.get(surface)
@@ -312,9 +323,20 @@ def _nested(
 
 def load_vocabulary_entries(path: Path = DEFAULT_VOCABULARY) -> list[dict[str, Any]]:
     """Raw entries of a vocabulary file."""
+    return _parse_entries(path, _read(path))
+
+
+def _read(path: Path) -> bytes:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
+        return path.read_bytes()
+    except OSError as e:
+        raise ExtractionError(f"cannot read concept vocabulary {path}: {e}") from e
+
+
+def _parse_entries(path: Path, raw: bytes) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ExtractionError(f"cannot read concept vocabulary {path}: {e}") from e
     entries = data.get("concepts") if isinstance(data, dict) else None
     if not isinstance(entries, list):
@@ -324,9 +346,13 @@ def load_vocabulary_entries(path: Path = DEFAULT_VOCABULARY) -> list[dict[str, A
 
 @lru_cache(maxsize=4)
 def _cached(path: Path, tokenizer_id: int, tokenizer: Tokenizer) -> Vocabulary:
-    return Vocabulary.from_entries(load_vocabulary_entries(path), tokenizer)
+    raw = _read(path)
+    with collector_paused():  # ~40k small objects that all live on: collections would halve the speed
+        known = key_cache.load_keys(path, raw, tokenizer)
+        return Vocabulary.from_entries(_parse_entries(path, raw), tokenizer, known)
 
 
 def default_vocabulary(tokenizer: Tokenizer, path: Path = DEFAULT_VOCABULARY) -> Vocabulary:
-    """The shipped vocabulary, built once per tokenizer."""
+    """The shipped vocabulary, built once per tokenizer, from the precomputed keys next to the
+    file when they match it and the tokenizer."""
     return _cached(path, id(tokenizer), tokenizer)
