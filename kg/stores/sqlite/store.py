@@ -537,7 +537,7 @@ class _Batch:
             "VALUES (?,?,?,?,NULL,?,?)",
             [
                 (s, t, e, schema.dumps(self.rels[(s, t, e)]), *schema.rel_columns(t, self.rels[(s, t, e)]))
-                for s, t, e in self.changed_rels
+                for s, t, e in sorted(self.changed_rels)
             ],
         )
         degree: dict[str, int] = defaultdict(int)
@@ -554,7 +554,7 @@ class _Batch:
         c.executemany(
             'INSERT INTO rels (start, type, "end", weight) VALUES (?,?,?,?) '
             'ON CONFLICT (start, type, "end") DO UPDATE SET weight = weight + excluded.weight',
-            [(a, t, b, n) for (a, t, b), n in self.pair_delta.items() if n],
+            [(a, t, b, n) for (a, t, b), n in sorted(self.pair_delta.items()) if n],
         )
         c.executemany(  # a pair no paper's top set holds any more (kg.derived)
             'DELETE FROM rels WHERE start = ? AND type = ? AND "end" = ? AND weight <= 0',
