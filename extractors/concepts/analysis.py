@@ -457,7 +457,9 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         chunks = chunks_parsed(doc, stream, frozen_skip)
     else:
         chunks = chunks_fast(stream, frozen_skip)
-    collect_plain(stream, chunks, index, plain, background.inner_ok, frozen_skip, background.units)
+    collect_plain(
+        stream, chunks, index, plain, background.inner_ok, frozen_skip, background.units, background.modifier_pairs
+    )
     if expansion:
         # Phrases with a defined acronym inside count under their spelt-out form.
         for key in [k for k in plain if not expansion.keys().isdisjoint(k)]:

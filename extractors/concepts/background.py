@@ -60,6 +60,9 @@ class Background:
     # Word pairs that are one unit ("Monte Carlo"): the second word rarely occurs without the
     # first, so a phrase may not start between them ("carlo sampling" is a fragment).
     units: frozenset[tuple[str, str]] = frozenset()
+    # (adjective, word) pairs that open a known term ("deep learning ...", "natural language ..."):
+    # a phrase may not start between them (see candidates.cut_after_modifier).
+    modifier_pairs: frozenset[tuple[str, str]] = frozenset()
     # Adjectives that are author keywords on their own ("multimodal", "Bayesian").
     adjective_keywords: frozenset[str] = frozenset()
     # Per-phrase part of the concept score (or -1.0 for junk), filled lazily by the analysis.
@@ -77,6 +80,18 @@ class Background:
 
 def _keyed(table: dict[str, int]) -> dict[tuple[str, ...], int]:
     return {tuple(k.split(" ")): int(v) for k, v in table.items()}
+
+
+MODIFIER_PAIR_MIN_DF = 3  # a background phrase opening a term must be this common
+
+
+def _modifier_pairs(
+    keywords: dict[tuple[str, ...], int], df: dict[tuple[str, ...], int]
+) -> frozenset[tuple[str, str]]:
+    """First two words of every multi-word author keyword and frequent background phrase."""
+    pairs = {(k[0], k[1]) for k in keywords if len(k) >= 2}
+    pairs.update((k[0], k[1]) for k, v in df.items() if len(k) >= 2 and v >= MODIFIER_PAIR_MIN_DF)
+    return frozenset(pairs)
 
 
 @lru_cache(maxsize=2)
@@ -111,6 +126,7 @@ def load_background(path: Path = DEFAULT_BACKGROUND) -> Background:
             for k, v in df_table.items()
             if len(k) == 2 and v >= UNIT_MIN_DF and v >= UNIT_SHARE * df_table.get((k[1],), v)
         ),
+        modifier_pairs=_modifier_pairs(keywords, df_table),
         adjective_keywords=frozenset(
             k[0]
             for k, v in keywords.items()

@@ -1,0 +1,62 @@
+"""Candidate rules that keep fragments (pieces of noun phrases) out of a paper's concepts.
+
+Each test holds a failing-before example from the fragment audit of the fast mode (the
+fragment definition itself is :func:`kg.concept_quality.is_fragment`). Real spaCy tokenizer,
+shipped vocabulary, background table and ranker.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from extractors.concepts.background import load_background
+from extractors.concepts.candidates import cut_after_modifier
+from extractors.concepts.tokens import stream_from_doc
+from kg.eval_cli import record_keyphrases
+from kg.models import PaperRecord, RawPaper
+from kg.nlp import load_nlp
+from kg.pipeline import Pipeline
+
+
+@pytest.fixture(scope="module")
+def fast() -> Pipeline:
+    return Pipeline(nlp=load_nlp(mode="fast"), mode="fast")
+
+
+def record(pipeline: Pipeline, abstract: str, title: str | None = None) -> PaperRecord:
+    records, problems = pipeline.build([RawPaper(file="t.jsonl", line=1, title=title, abstract=abstract)])
+    assert not problems
+    return records[0]
+
+
+def names(r: PaperRecord) -> set[str]:
+    """Lower-cased concept names and surfaces of every MENTIONS of a record."""
+    by_id = {n.id: str(n.properties["name"]).casefold() for n in r.nodes if n.label == "Concept"}
+    out: set[str] = set()
+    for x in r.relationships:
+        if x.type == "MENTIONS":
+            out.add(by_id[x.end])
+            out.add(str(x.properties.get("surface", "")).casefold())
+    return out
+
+
+def test_no_phrase_starts_between_an_adjective_and_the_term_it_opens(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "We train deep learning methods on sentence representations with large scale multi-task "
+        "learning.",
+        title="Learning General Purpose Distributed Sentence Representations via Large Scale Multi-task Learning",
+    )
+    found = names(r)
+    assert "scale multi-task learning" not in found
+    assert "learning method" not in found and "learning methods" not in found
+
+
+def test_an_adjective_that_qualifies_the_whole_phrase_does_not_cut_it() -> None:
+    background = load_background()
+    nlp = load_nlp(mode="fast")
+    stream = stream_from_doc(nlp("robust tactile sensing and natural language prompts"), background.lexicon)
+    # "natural language" opens a known term: "language prompts" would be cut out of it.
+    assert cut_after_modifier(stream, 5, 4, background.modifier_pairs)
+    # "robust tactile" opens none: "tactile sensing" is a phrase of its own.
+    assert not cut_after_modifier(stream, 1, 0, background.modifier_pairs)
