@@ -366,6 +366,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     n = len(stream)
     if title_end:
         _title_verbs(stream, title_end)
+    _clause_gerunds(stream, background.gerund_pairs)
     keys = stream.keys
     index = vocab.index
     by_vocab: dict[str, Candidate] = {}
@@ -652,6 +653,37 @@ def _title_verbs(stream: TokenStream, title_end: int) -> None:
             and i + 1 < n
             and cls[i + 1] in ("N", "A")
             and starts[i + 1] < title_end
+        ):
+            cls[i] = "V"
+
+
+# Words after which a gerund opens a clause ("for *learning* policies", "by solving video games").
+CLAUSE_OPENERS = frozenset(
+    """for of by in on via through without with from into towards toward when while after before
+    about upon . : ; ( —""".split()
+)
+
+
+def _clause_gerunds(stream: TokenStream, pairs: frozenset[tuple[str, str]]) -> None:
+    """A gerund that opens a clause and takes an object is a verb ("for *teaching* robots",
+    "Learning complex locomotion is ...", "of planning flexible behavior"), so the phrase after
+    it is the noun phrase ("robots"), not "teaching robots".
+
+    It opens a clause after a preposition or at a sentence start; it is still a noun when it
+    and the next word open a known term (``pairs``: "learning rate", "training data").
+    """
+    text, cls, keys, glued = stream.text, stream.cls, stream.keys, stream.glued
+    last = len(text) - 1
+    for i in [i for i, t in enumerate(text) if t.endswith("ing")]:
+        if (
+            0 < i < last
+            and cls[i] == "N"
+            and cls[i + 1] in ("N", "A")
+            and not glued[i]
+            and not glued[i + 1]
+            and len(text[i]) > 4
+            and keys[i - 1] in CLAUSE_OPENERS
+            and (keys[i], keys[i + 1]) not in pairs
         ):
             cls[i] = "V"
 
