@@ -186,8 +186,7 @@ class Analysis:
             return c
         self._finalized.add(id(c))
         if not c.surface:
-            s0, e0 = c.spans[0]
-            c.surface = " ".join(self.text[self.stream.starts[s0] : self.stream.ends[e0 - 1]].split())
+            c.surface = wording(c, self.stream, self.text)
         if c.source == "vocabulary":
             vc = self.vocab.concepts[c.vocab_id]
             c.id, c.name = vc.id, vc.name
@@ -459,7 +458,14 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     else:
         chunks = chunks_fast(stream, frozen_skip)
     collect_plain(
-        stream, chunks, index, plain, background.inner_ok, frozen_skip, background.units, background.modifier_pairs
+        stream,
+        chunks,
+        index,
+        plain,
+        background.inner_ok,
+        frozen_skip,
+        background.units,
+        background.modifier_pairs,
     )
     if expansion:
         # Phrases with a defined acronym inside count under their spelt-out form.
@@ -744,6 +750,39 @@ def fold_wording(surface: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def is_noun_phrase(stream: TokenStream, s: int, e: int) -> bool:
+    """Whether tokens ``[s, e)`` read as a noun phrase: a noun last, no verb first.
+
+    >>> from extractors.concepts.tokens import TokenStream
+    >>> t = TokenStream(text=("self", "supervised"), cls=["A", "A"])
+    >>> is_noun_phrase(t, 0, 2), is_noun_phrase(TokenStream(text=("pruning",), cls=["N"]), 0, 1)
+    (False, True)
+    """
+    cls = stream.cls
+    return cls[e - 1] == "N" and cls[s] != "V"
+
+
+def wording(c: Candidate, stream: TokenStream, text: str) -> str:
+    """How a concept is shown for this paper (``MENTIONS.surface``): the paper's first wording
+    that is a noun phrase.
+
+    A curated concept can be matched through an adjectival or verbal alias ("self-supervised",
+    "fine-tuned", "LLM-based", "evaluating LLMs"); such a wording is not a name for the
+    concept, so a curated concept the paper only writes that way is shown by its canonical
+    name ("self-supervised learning"). A discovered phrase keeps its first wording.
+    """
+    starts, ends = stream.starts, stream.ends
+    if c.source == "vocabulary" and c.name:
+        for s, e in c.spans:
+            if is_noun_phrase(stream, s, e):
+                break
+        else:
+            return c.name
+    else:
+        s, e = c.spans[0]
+    return " ".join(text[starts[s] : ends[e - 1]].split())
+
+
 def _demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str) -> None:
     """Give each top candidate its surface form and push near-duplicate wordings down.
 
@@ -752,10 +791,8 @@ def _demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str) 
     """
     seen: set[tuple[str, ...]] = set()
     demoted = False
-    starts, ends = stream.starts, stream.ends
     for c in ranked[:SURFACE_TOP]:
-        s, e = c.spans[0]
-        c.surface = " ".join(text[starts[s] : ends[e - 1]].split())
+        c.surface = wording(c, stream, text)
         folded = fold_wording(c.surface)
         if folded in seen:
             c.score = round(c.score * DUPLICATE_FACTOR, 4)
