@@ -89,6 +89,15 @@ def weak_start(stream: TokenStream, i: int, limit: int) -> bool:
     return keys[i] in WEAK_MODIFIERS
 
 
+# Generic heads of "<noun> <head>" phrases ("search algorithm", "learning method"): after an
+# adjective the adjective may qualify the noun ("efficient [search] algorithm", "numerical
+# [integration] technique"), so "search algorithm" there is a piece, not a phrase.
+CUT_HEADS = frozenset(
+    """method approach technique algorithm scheme framework module mechanism procedure strategy
+    design solution pipeline paradigm formulation""".split()
+)
+
+
 def cut_after_modifier(stream: TokenStream, i: int, cs: int, pairs: frozenset[tuple[str, str]]) -> bool:
     """Whether a phrase of two or more words starting at ``i`` would be cut out of a term that
     starts with the adjective before it.
@@ -204,13 +213,14 @@ def sub_phrases(
             continue
         after_noun = bool(a) and cls[idx[a - 1]] == "N" and inner_ok is not None
         # A two-word or longer phrase right after a modifier ("deep [learning methods]").
-        after_mod = (
+        after_adj = (
             bool(a)
             and inner_ok is not None
             and idx[a - 1] == i - 1
             and cls[i - 1] == "A"
-            and cut_after_modifier(stream, i, s, modifier_pairs)
+            and not stream.flags[i] & NAMES
         )
+        after_mod = after_adj and cut_after_modifier(stream, i, s, modifier_pairs)
         for k in ends:
             if k < a:
                 continue
@@ -223,7 +233,12 @@ def sub_phrases(
                 key = tuple(keys[t] for t in idx[a : k + 1])
             if after_noun and key not in inner_ok_or_empty(inner_ok) and not stream.flags[i] & NAMES:
                 continue  # "distillation sampling" cut out of "score distillation sampling"
-            if after_mod and k > a and key not in inner_ok_or_empty(inner_ok):
+            if (
+                after_adj
+                and k > a
+                and (after_mod or keys[j] in CUT_HEADS)
+                and key not in inner_ok_or_empty(inner_ok)
+            ):
                 continue  # "learning methods" cut out of "deep learning methods"
             if k != last and inner_ok is not None and key not in inner_ok and not stream.flags[i] & NAMES:
                 continue
@@ -286,7 +301,8 @@ def collect_plain(
             if i > cs and (keys[i - 1], keys[i]) in units:
                 continue
             after_noun = i > cs and cls[i - 1] == "N" and not flags[i] & NAMES
-            after_mod = i > cs and cls[i - 1] == "A" and cut_after_modifier(stream, i, cs, modifier_pairs)
+            after_adj = i > cs and cls[i - 1] == "A" and not flags[i] & NAMES
+            after_mod = after_adj and cut_after_modifier(stream, i, cs, modifier_pairs)
             for j in ends:
                 if j < i:
                     continue
@@ -297,7 +313,7 @@ def collect_plain(
                     (j != head or after_noun) and key not in inner_ok and not flags[i] & NAMES
                 ):
                     continue
-                if after_mod and j > i and key not in inner_ok:
+                if after_adj and j > i and (after_mod or keys[j] in CUT_HEADS) and key not in inner_ok:
                     continue  # "learning methods" cut out of "deep learning methods"
                 spans = get(key)
                 if spans is None:

@@ -79,3 +79,12 @@ def test_a_curated_concept_written_only_as_an_adjective_or_verb_shows_its_name(f
     shown = {p.casefold() for p in record_keyphrases(r, k=20)}
     assert "self-supervised" not in shown and "self-supervised learning" in shown
     assert "evaluating llms" not in shown and "llm evaluation" in shown
+
+
+def test_no_generic_headed_phrase_is_cut_after_an_adjective(fast: Pipeline) -> None:
+    r = record(
+        fast, "We propose an efficient search algorithm guided by a learned heuristic for program synthesis."
+    )
+    found = names(r)
+    assert "search algorithm" not in found  # "efficient" may qualify "search"
+    assert "program synthesis" in found
