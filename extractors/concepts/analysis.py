@@ -44,7 +44,16 @@ from extractors.concepts.filler import is_generic_key
 from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
 from extractors.concepts.normalize import display_singular
 from extractors.concepts.ranker import FEATURES, Ranker, features, load_ranker
-from extractors.concepts.tokens import CAPS, DIGIT, FUNC_FIRST, MARKS, NAME, TokenStream, stream_from_doc
+from extractors.concepts.tokens import (
+    CAPS,
+    DIGIT,
+    FUNC_FIRST,
+    MARKS,
+    NAME,
+    Lexicon,
+    TokenStream,
+    stream_from_doc,
+)
 from extractors.concepts.vocabulary import Vocabulary, match_stream
 from extractors.text import sentence_spans
 from kg.ids import concept_id
@@ -364,7 +373,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     stream = stream_from_doc(doc, background.lexicon, title_end)
     n = len(stream)
     if title_end:
-        _title_verbs(stream, title_end)
+        _title_verbs(stream, title_end, background.lexicon)
     _clause_gerunds(stream, background.gerund_pairs)
     keys = stream.keys
     index = vocab.index
@@ -641,26 +650,41 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background) -> None:
     ranked.sort(key=lambda c: (-c.score, c.first, c.key))
 
 
-def _title_verbs(stream: TokenStream, title_end: int) -> None:
-    """A title that opens with a gerund opens with a verb ("Solving Offline RL with ...",
-    "Detecting ChatGPT Imposters"): the gerund is not part of the noun phrase after it. The same
-    after a colon ("GRAPE: Learning ...")."""
+def _title_verbs(stream: TokenStream, title_end: int, lexicon: Lexicon) -> None:
+    """Verbs and adverbs of a Title Case title, which the capitals hide.
+
+    A title that opens with a gerund opens with a verb ("Solving Offline RL with ...",
+    "Detecting ChatGPT Imposters", "Boosting the Actor ..."): the gerund is not part of the
+    noun phrase after it. The same after a colon ("GRAPE: Learning ..."). And a capitalised
+    word is read as a name only outside the title: in "Recursively Self-Improving Code
+    Generation" or "Refuse Unknown Questions" the capital is Title Case, so "Recursively"
+    keeps the adverb class and "Refuse" the verb class of its suffix rule.
+    """
     text, cls, starts = stream.text, stream.cls, stream.starts
     n = len(text)
     for i in range(n):
         if starts[i] >= title_end:
             break
         t = text[i]
+        if not t[:1].isupper():
+            continue
         if (
             (i == 0 or text[i - 1] in (":", "—"))
             and len(t) > 4
             and t.endswith("ing")
-            and t[:1].isupper()
             and i + 1 < n
-            and cls[i + 1] in ("N", "A")
+            and (cls[i + 1] in ("N", "A") or stream.keys[i + 1] in _DETERMINERS)
             and starts[i + 1] < title_end
         ):
             cls[i] = "V"
+        elif cls[i] == "N" and not stream.flags[i] & (NAME | CAPS | DIGIT):
+            lower = t.lower()
+            plain = lexicon.info(lower)[1]
+            if plain == "R" or (plain == "V" and not lower.endswith("ing") and lower not in lexicon.classes):
+                cls[i] = plain
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "your", "their", "our", "its", "this", "these", "my"})
 
 
 # Words after which a gerund opens a clause ("for *learning* policies", "by solving video games").

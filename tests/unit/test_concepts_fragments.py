@@ -88,3 +88,14 @@ def test_no_generic_headed_phrase_is_cut_after_an_adjective(fast: Pipeline) -> N
     found = names(r)
     assert "search algorithm" not in found  # "efficient" may qualify "search"
     assert "program synthesis" in found
+
+
+def test_title_case_does_not_turn_adverbs_into_names(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "We study code generation that improves itself.",
+        title="STOP: Recursively Self-Improving Code Generation",
+    )
+    found = names(r)
+    assert "recursively self-improving code generation" not in found
+    assert "self-improving code generation" in found
