@@ -694,6 +694,17 @@ CLAUSE_OPENERS = frozenset(
 )
 
 
+# Nouns that a gerund qualifies rather than takes as an object ("training iterations",
+# "learning objectives", "pretraining data"): what the activity uses or goes through.
+PURPOSE_HEADS = frozenset(
+    """data datum set iteration objective strategy effort time loss procedure process regime
+    pipeline dynamics signal sample example stage phase step scheme method algorithm framework
+    paradigm rate curve cost budget speed corpus dataset recipe instance epoch run schedule
+    protocol setup setting environment technique approach performance efficiency stability
+    trajectory token compute""".split()
+)
+
+
 def _clause_gerunds(stream: TokenStream, pairs: frozenset[tuple[str, str]]) -> None:
     """A gerund that opens a clause and takes an object is a verb ("for *teaching* robots",
     "Learning complex locomotion is ...", "of planning flexible behavior"), so the phrase after
@@ -714,6 +725,7 @@ def _clause_gerunds(stream: TokenStream, pairs: frozenset[tuple[str, str]]) -> N
             and len(text[i]) > 4
             and keys[i - 1] in CLAUSE_OPENERS
             and (keys[i], keys[i + 1]) not in pairs
+            and keys[i + 1] not in PURPOSE_HEADS
         ):
             cls[i] = "V"
 

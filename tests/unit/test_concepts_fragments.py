@@ -99,3 +99,8 @@ def test_title_case_does_not_turn_adverbs_into_names(fast: Pipeline) -> None:
     found = names(r)
     assert "recursively self-improving code generation" not in found
     assert "self-improving code generation" in found
+
+
+def test_a_gerund_before_what_the_activity_uses_stays_a_noun(fast: Pipeline) -> None:
+    r = record(fast, "We halve the number of training iterations needed by deep networks on graph data.")
+    assert "training iteration" in names(r)  # not a verb taking "iterations" as its object
