@@ -375,6 +375,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     if title_end:
         _title_verbs(stream, title_end, background.lexicon)
     _clause_gerunds(stream, background.gerund_pairs)
+    _verbs_before_determiners(stream)
     keys = stream.keys
     index = vocab.index
     by_vocab: dict[str, Candidate] = {}
@@ -728,6 +729,19 @@ def _clause_gerunds(stream: TokenStream, pairs: frozenset[tuple[str, str]]) -> N
             and keys[i + 1] not in PURPOSE_HEADS
         ):
             cls[i] = "V"
+
+
+def _verbs_before_determiners(stream: TokenStream) -> None:
+    """The last word of a noun run is a verb when a determiner follows it: "the framework
+    *misses* an inverse mapping", "networks *interconnect* their layers", "their performance
+    *costs* the experimenter time". Two noun phrases side by side are rare in abstracts (the
+    ditransitive "give robots the ability" has a one-word run), so the run ends before it.
+    """
+    keys, cls, flags = stream.keys, stream.cls, stream.flags
+    for i in [i for i, k in enumerate(keys) if k in _DETERMINERS]:
+        j = i - 1
+        if j > 0 and cls[j] == "N" and cls[j - 1] in ("N", "A") and not flags[j] & (NAME | CAPS | DIGIT):
+            cls[j] = "V"
 
 
 def _drop_unsupported(

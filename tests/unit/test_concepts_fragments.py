@@ -104,3 +104,14 @@ def test_title_case_does_not_turn_adverbs_into_names(fast: Pipeline) -> None:
 def test_a_gerund_before_what_the_activity_uses_stays_a_noun(fast: Pipeline) -> None:
     r = record(fast, "We halve the number of training iterations needed by deep networks on graph data.")
     assert "training iteration" in names(r)  # not a verb taking "iterations" as its object
+
+
+def test_a_noun_run_ends_before_a_verb_that_a_determiner_follows(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "In latent space, the inference framework misses an inverse mapping, and deep networks "
+        "interconnect their layers.",
+    )
+    found = names(r)
+    assert "inference framework miss" not in found and "deep networks interconnect" not in found
+    assert {"inference framework", "deep network"} <= found
