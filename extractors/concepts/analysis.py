@@ -376,6 +376,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         _title_verbs(stream, title_end, background.lexicon)
     _clause_gerunds(stream, background.gerund_pairs)
     _verbs_before_determiners(stream)
+    _finite_verbs(stream, background.lexicon)
     keys = stream.keys
     index = vocab.index
     by_vocab: dict[str, Candidate] = {}
@@ -741,6 +742,43 @@ def _verbs_before_determiners(stream: TokenStream) -> None:
     for i in [i for i, k in enumerate(keys) if k in _DETERMINERS]:
         j = i - 1
         if j > 0 and cls[j] == "N" and cls[j - 1] in ("N", "A") and not flags[j] & (NAME | CAPS | DIGIT):
+            cls[j] = "V"
+
+
+_PERFECT = frozenset({"have", "has", "had"})
+_RELATIVE = frozenset({"that", "which", "who"})
+
+
+def _finite_verbs(stream: TokenStream, lexicon: Lexicon) -> None:
+    """Verb forms the lexicon reads as modifiers or nouns, told by the word before them.
+
+    A participle after "have" is a verb ("prior works have *tackled* cloth manipulation",
+    "LLMs have *sparked* concerns"), an adverb in between allowed. After a relative pronoun, an
+    -s word whose singular is a verb and which has a noun after it is a verb ("a framework
+    that *automates* document editing", "which *formulates* planning as ..."); a plural subject
+    ("that robots need") has a noun singular, so it stays.
+    """
+    keys, cls, text = stream.keys, stream.cls, stream.text
+    last = len(keys) - 1
+    for i in [i for i, k in enumerate(keys) if k in _PERFECT or k in _RELATIVE]:
+        j = i + 1
+        if j < last and cls[j] == "R":
+            j += 1
+        if j > last:
+            continue
+        t = text[j]
+        if keys[i] in _PERFECT:
+            if cls[j] == "A" and t.endswith("ed"):
+                cls[j] = "V"
+        elif (
+            j == i + 1
+            and j < last
+            and cls[j] == "N"
+            and t.endswith("s")
+            and t.islower()
+            and cls[j + 1] == "N"
+            and lexicon.info(keys[j])[1] == "V"
+        ):
             cls[j] = "V"
 
 

@@ -115,3 +115,20 @@ def test_a_noun_run_ends_before_a_verb_that_a_determiner_follows(fast: Pipeline)
     found = names(r)
     assert "inference framework miss" not in found and "deep networks interconnect" not in found
     assert {"inference framework", "deep network"} <= found
+
+
+def test_verbs_after_have_or_a_relative_pronoun(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "Prior works have tackled cloth manipulation with single arms. We propose a framework that "
+        "automates document editing.",
+    )
+    found = names(r)
+    assert "tackled cloth manipulation" not in found and "automates document editing" not in found
+    assert {"cloth manipulation", "document editing"} <= found
+
+
+def test_whitespace_tokens_break_noun_runs() -> None:
+    from extractors.concepts.tokens import Lexicon
+
+    assert Lexicon().word_class("\n") == "." and Lexicon().word_class("  ") == "."
