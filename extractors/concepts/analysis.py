@@ -44,7 +44,16 @@ from extractors.concepts.filler import is_generic_key
 from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
 from extractors.concepts.normalize import display_singular
 from extractors.concepts.ranker import FEATURES, Ranker, features, load_ranker
-from extractors.concepts.tokens import CAPS, DIGIT, FUNC_FIRST, MARKS, NAME, TokenStream, stream_from_doc
+from extractors.concepts.tokens import (
+    CAPS,
+    DIGIT,
+    FUNC_FIRST,
+    MARKS,
+    NAME,
+    Lexicon,
+    TokenStream,
+    stream_from_doc,
+)
 from extractors.concepts.vocabulary import Vocabulary, match_stream
 from extractors.text import sentence_spans
 from kg.ids import concept_id
@@ -186,8 +195,7 @@ class Analysis:
             return c
         self._finalized.add(id(c))
         if not c.surface:
-            s0, e0 = c.spans[0]
-            c.surface = " ".join(self.text[self.stream.starts[s0] : self.stream.ends[e0 - 1]].split())
+            c.surface = wording(c, self.stream, self.text)
         if c.source == "vocabulary":
             vc = self.vocab.concepts[c.vocab_id]
             c.id, c.name = vc.id, vc.name
@@ -365,7 +373,10 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     stream = stream_from_doc(doc, background.lexicon, title_end)
     n = len(stream)
     if title_end:
-        _title_verbs(stream, title_end)
+        _title_verbs(stream, title_end, background.lexicon)
+    _clause_gerunds(stream, background.gerund_pairs)
+    _verbs_before_determiners(stream)
+    _finite_verbs(stream, background.lexicon)
     keys = stream.keys
     index = vocab.index
     by_vocab: dict[str, Candidate] = {}
@@ -457,7 +468,16 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
         chunks = chunks_parsed(doc, stream, frozen_skip)
     else:
         chunks = chunks_fast(stream, frozen_skip)
-    collect_plain(stream, chunks, index, plain, background.inner_ok, frozen_skip, background.units)
+    collect_plain(
+        stream,
+        chunks,
+        index,
+        plain,
+        background.inner_ok,
+        frozen_skip,
+        background.units,
+        background.modifier_pairs,
+    )
     if expansion:
         # Phrases with a defined acronym inside count under their spelt-out form.
         for key in [k for k in plain if not expansion.keys().isdisjoint(k)]:
@@ -632,26 +652,134 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background) -> None:
     ranked.sort(key=lambda c: (-c.score, c.first, c.key))
 
 
-def _title_verbs(stream: TokenStream, title_end: int) -> None:
-    """A title that opens with a gerund opens with a verb ("Solving Offline RL with ...",
-    "Detecting ChatGPT Imposters"): the gerund is not part of the noun phrase after it. The same
-    after a colon ("GRAPE: Learning ...")."""
+def _title_verbs(stream: TokenStream, title_end: int, lexicon: Lexicon) -> None:
+    """Verbs and adverbs of a Title Case title, which the capitals hide.
+
+    A title that opens with a gerund opens with a verb ("Solving Offline RL with ...",
+    "Detecting ChatGPT Imposters", "Boosting the Actor ..."): the gerund is not part of the
+    noun phrase after it. The same after a colon ("GRAPE: Learning ..."). And a capitalised
+    word is read as a name only outside the title: in "Recursively Self-Improving Code
+    Generation" or "Refuse Unknown Questions" the capital is Title Case, so "Recursively"
+    keeps the adverb class and "Refuse" the verb class of its suffix rule.
+    """
     text, cls, starts = stream.text, stream.cls, stream.starts
     n = len(text)
     for i in range(n):
         if starts[i] >= title_end:
             break
         t = text[i]
+        if not t[:1].isupper():
+            continue
         if (
             (i == 0 or text[i - 1] in (":", "—"))
             and len(t) > 4
             and t.endswith("ing")
-            and t[:1].isupper()
             and i + 1 < n
-            and cls[i + 1] in ("N", "A")
+            and (cls[i + 1] in ("N", "A") or stream.keys[i + 1] in _DETERMINERS)
             and starts[i + 1] < title_end
         ):
             cls[i] = "V"
+        elif cls[i] == "N" and not stream.flags[i] & (NAME | CAPS | DIGIT):
+            lower = t.lower()
+            plain = lexicon.info(lower)[1]
+            if plain == "R" or (plain == "V" and not lower.endswith("ing") and lower not in lexicon.classes):
+                cls[i] = plain
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "your", "their", "our", "its", "this", "these", "my"})
+
+
+# Words after which a gerund opens a clause ("for *learning* policies", "by solving video games").
+CLAUSE_OPENERS = frozenset(
+    """for of by in on via through without with from into towards toward when while after before
+    about upon . : ; ( —""".split()
+)
+
+
+# Nouns that a gerund qualifies rather than takes as an object ("training iterations",
+# "learning objectives", "pretraining data"): what the activity uses or goes through.
+PURPOSE_HEADS = frozenset(
+    """data datum set iteration objective strategy effort time loss procedure process regime
+    pipeline dynamics signal sample example stage phase step scheme method algorithm framework
+    paradigm rate curve cost budget speed corpus dataset recipe instance epoch run schedule
+    protocol setup setting environment technique approach performance efficiency stability
+    trajectory token compute""".split()
+)
+
+
+def _clause_gerunds(stream: TokenStream, pairs: frozenset[tuple[str, str]]) -> None:
+    """A gerund that opens a clause and takes an object is a verb ("for *teaching* robots",
+    "Learning complex locomotion is ...", "of planning flexible behavior"), so the phrase after
+    it is the noun phrase ("robots"), not "teaching robots".
+
+    It opens a clause after a preposition or at a sentence start; it is still a noun when it
+    and the next word open a known term (``pairs``: "learning rate", "training data").
+    """
+    text, cls, keys, glued = stream.text, stream.cls, stream.keys, stream.glued
+    last = len(text) - 1
+    for i in [i for i, t in enumerate(text) if t.endswith("ing")]:
+        if (
+            0 < i < last
+            and cls[i] == "N"
+            and cls[i + 1] in ("N", "A")
+            and not glued[i]
+            and not glued[i + 1]
+            and len(text[i]) > 4
+            and keys[i - 1] in CLAUSE_OPENERS
+            and (keys[i], keys[i + 1]) not in pairs
+            and keys[i + 1] not in PURPOSE_HEADS
+        ):
+            cls[i] = "V"
+
+
+def _verbs_before_determiners(stream: TokenStream) -> None:
+    """The last word of a noun run is a verb when a determiner follows it: "the framework
+    *misses* an inverse mapping", "networks *interconnect* their layers", "their performance
+    *costs* the experimenter time". Two noun phrases side by side are rare in abstracts (the
+    ditransitive "give robots the ability" has a one-word run), so the run ends before it.
+    """
+    keys, cls, flags = stream.keys, stream.cls, stream.flags
+    for i in [i for i, k in enumerate(keys) if k in _DETERMINERS]:
+        j = i - 1
+        if j > 0 and cls[j] == "N" and cls[j - 1] in ("N", "A") and not flags[j] & (NAME | CAPS | DIGIT):
+            cls[j] = "V"
+
+
+_PERFECT = frozenset({"have", "has", "had"})
+_RELATIVE = frozenset({"that", "which", "who"})
+
+
+def _finite_verbs(stream: TokenStream, lexicon: Lexicon) -> None:
+    """Verb forms the lexicon reads as modifiers or nouns, told by the word before them.
+
+    A participle after "have" is a verb ("prior works have *tackled* cloth manipulation",
+    "LLMs have *sparked* concerns"), an adverb in between allowed. After a relative pronoun, an
+    -s word whose singular is a verb and which has a noun after it is a verb ("a framework
+    that *automates* document editing", "which *formulates* planning as ..."); a plural subject
+    ("that robots need") has a noun singular, so it stays.
+    """
+    keys, cls, text = stream.keys, stream.cls, stream.text
+    last = len(keys) - 1
+    for i in [i for i, k in enumerate(keys) if k in _PERFECT or k in _RELATIVE]:
+        j = i + 1
+        if j < last and cls[j] == "R":
+            j += 1
+        if j > last:
+            continue
+        t = text[j]
+        if keys[i] in _PERFECT:
+            if cls[j] == "A" and t.endswith("ed"):
+                cls[j] = "V"
+        elif (
+            j == i + 1
+            and j < last
+            and cls[j] == "N"
+            and t.endswith("s")
+            and t.islower()
+            and cls[j + 1] == "N"
+            and lexicon.info(keys[j])[1] == "V"
+        ):
+            cls[j] = "V"
 
 
 def _drop_unsupported(
@@ -710,6 +838,39 @@ def fold_wording(surface: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def is_noun_phrase(stream: TokenStream, s: int, e: int) -> bool:
+    """Whether tokens ``[s, e)`` read as a noun phrase: a noun last, no verb first.
+
+    >>> from extractors.concepts.tokens import TokenStream
+    >>> t = TokenStream(text=("self", "supervised"), cls=["A", "A"])
+    >>> is_noun_phrase(t, 0, 2), is_noun_phrase(TokenStream(text=("pruning",), cls=["N"]), 0, 1)
+    (False, True)
+    """
+    cls = stream.cls
+    return cls[e - 1] == "N" and cls[s] != "V"
+
+
+def wording(c: Candidate, stream: TokenStream, text: str) -> str:
+    """How a concept is shown for this paper (``MENTIONS.surface``): the paper's first wording
+    that is a noun phrase.
+
+    A curated concept can be matched through an adjectival or verbal alias ("self-supervised",
+    "fine-tuned", "LLM-based", "evaluating LLMs"); such a wording is not a name for the
+    concept, so a curated concept the paper only writes that way is shown by its canonical
+    name ("self-supervised learning"). A discovered phrase keeps its first wording.
+    """
+    starts, ends = stream.starts, stream.ends
+    if c.source == "vocabulary" and c.name:
+        for s, e in c.spans:
+            if is_noun_phrase(stream, s, e):
+                break
+        else:
+            return c.name
+    else:
+        s, e = c.spans[0]
+    return " ".join(text[starts[s] : ends[e - 1]].split())
+
+
 def _demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str) -> None:
     """Give each top candidate its surface form and push near-duplicate wordings down.
 
@@ -718,10 +879,8 @@ def _demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str) 
     """
     seen: set[tuple[str, ...]] = set()
     demoted = False
-    starts, ends = stream.starts, stream.ends
     for c in ranked[:SURFACE_TOP]:
-        s, e = c.spans[0]
-        c.surface = " ".join(text[starts[s] : ends[e - 1]].split())
+        c.surface = wording(c, stream, text)
         folded = fold_wording(c.surface)
         if folded in seen:
             c.score = round(c.score * DUPLICATE_FACTOR, 4)

@@ -60,6 +60,12 @@ class Background:
     # Word pairs that are one unit ("Monte Carlo"): the second word rarely occurs without the
     # first, so a phrase may not start between them ("carlo sampling" is a fragment).
     units: frozenset[tuple[str, str]] = frozenset()
+    # (adjective, word) pairs that open a known term ("deep learning ...", "natural language ..."):
+    # a phrase may not start between them (see candidates.cut_after_modifier).
+    modifier_pairs: frozenset[tuple[str, str]] = frozenset()
+    # (gerund, word) pairs that open an established term ("learning rate", "training data"):
+    # the gerund is a noun there, not a verb taking an object (see analysis._clause_gerunds).
+    gerund_pairs: frozenset[tuple[str, str]] = frozenset()
     # Adjectives that are author keywords on their own ("multimodal", "Bayesian").
     adjective_keywords: frozenset[str] = frozenset()
     # Per-phrase part of the concept score (or -1.0 for junk), filled lazily by the analysis.
@@ -77,6 +83,36 @@ class Background:
 
 def _keyed(table: dict[str, int]) -> dict[tuple[str, ...], int]:
     return {tuple(k.split(" ")): int(v) for k, v in table.items()}
+
+
+MODIFIER_PAIR_MIN_DF = 3  # a background phrase opening a term must be this common
+
+
+def _modifier_pairs(
+    keywords: dict[tuple[str, ...], int], df: dict[tuple[str, ...], int]
+) -> frozenset[tuple[str, str]]:
+    """First two words of every multi-word author keyword and frequent background phrase."""
+    pairs = {(k[0], k[1]) for k in keywords if len(k) >= 2}
+    pairs.update((k[0], k[1]) for k, v in df.items() if len(k) >= 2 and v >= MODIFIER_PAIR_MIN_DF)
+    return frozenset(pairs)
+
+
+GERUND_PAIR_MIN_KEYWORDS = 2
+GERUND_PAIR_MIN_DF = 10
+
+
+def _gerund_pairs(
+    keywords: dict[tuple[str, ...], int], df: dict[tuple[str, ...], int]
+) -> frozenset[tuple[str, str]]:
+    """First two words of author keywords used at least twice and of common background phrases.
+
+    Stricter than :func:`_modifier_pairs`: the background counts "learning policies" (a verb and
+    its object, 6 documents) as a phrase too, and one author's "teaching robot team" does not
+    make "teaching robots" a term.
+    """
+    pairs = {(k[0], k[1]) for k, v in keywords.items() if len(k) >= 2 and v >= GERUND_PAIR_MIN_KEYWORDS}
+    pairs.update((k[0], k[1]) for k, v in df.items() if len(k) >= 2 and v >= GERUND_PAIR_MIN_DF)
+    return frozenset(pairs)
 
 
 @lru_cache(maxsize=2)
@@ -111,6 +147,8 @@ def load_background(path: Path = DEFAULT_BACKGROUND) -> Background:
             for k, v in df_table.items()
             if len(k) == 2 and v >= UNIT_MIN_DF and v >= UNIT_SHARE * df_table.get((k[1],), v)
         ),
+        modifier_pairs=_modifier_pairs(keywords, df_table),
+        gerund_pairs=_gerund_pairs(keywords, df_table),
         adjective_keywords=frozenset(
             k[0]
             for k, v in keywords.items()

@@ -27,6 +27,7 @@ __all__ = [
     "chunks_parsed",
     "collect_plain",
     "compound_end",
+    "cut_after_modifier",
     "sub_phrases",
     "weak_start",
 ]
@@ -86,6 +87,32 @@ def weak_start(stream: TokenStream, i: int, limit: int) -> bool:
     if i + 1 < limit and glued[i + 1]:
         return tuple(keys[i : compound_end(stream, i, limit)]) in WEAK_COMPOUNDS
     return keys[i] in WEAK_MODIFIERS
+
+
+# Generic heads of "<noun> <head>" phrases ("search algorithm", "learning method"): after an
+# adjective the adjective may qualify the noun ("efficient [search] algorithm", "numerical
+# [integration] technique"), so "search algorithm" there is a piece, not a phrase.
+CUT_HEADS = frozenset(
+    """method approach technique algorithm scheme framework module mechanism procedure strategy
+    design solution pipeline paradigm formulation""".split()
+)
+
+
+def cut_after_modifier(stream: TokenStream, i: int, cs: int, pairs: frozenset[tuple[str, str]]) -> bool:
+    """Whether a phrase of two or more words starting at ``i`` would be cut out of a term that
+    starts with the adjective before it.
+
+    "deep *learning methods*", "natural *language prompts*", "Large *Scale Multi-task
+    Learning*", "maximum *likelihood estimation*": the adjective just before ``i`` in the same
+    chunk and the word at ``i`` open a known term (``pairs``: first two words of author
+    keywords and of frequent background phrases), so the adjective modifies that word, not the
+    phrase's head, and the phrase is a piece of a longer term. "long-horizon task planning" or
+    "robust tactile sensing" are not cut: the adjective qualifies the whole phrase.
+    """
+    if i <= cs or stream.flags[i] & NAMES:
+        return False
+    keys = stream.keys
+    return (keys[i - 1], keys[i]) in pairs
 
 
 def chunks_fast(stream: TokenStream, skip: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
@@ -153,6 +180,7 @@ def sub_phrases(
     skip: frozenset[int] = frozenset(),
     inner_ok: frozenset[tuple[str, ...]] | None = None,
     units: frozenset[tuple[str, str]] = frozenset(),
+    modifier_pairs: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[tuple[int, int, tuple[str, ...]]]:
     """Candidate spans ``(start, end, key)`` inside one chunk (``skip`` tokens left out of keys).
 
@@ -184,6 +212,15 @@ def sub_phrases(
         if a and (keys[idx[a - 1]], keys[i]) in units:
             continue
         after_noun = bool(a) and cls[idx[a - 1]] == "N" and inner_ok is not None
+        # A two-word or longer phrase right after a modifier ("deep [learning methods]").
+        after_adj = (
+            bool(a)
+            and inner_ok is not None
+            and idx[a - 1] == i - 1
+            and cls[i - 1] == "A"
+            and not stream.flags[i] & NAMES
+        )
+        after_mod = after_adj and cut_after_modifier(stream, i, s, modifier_pairs)
         for k in ends:
             if k < a:
                 continue
@@ -196,6 +233,13 @@ def sub_phrases(
                 key = tuple(keys[t] for t in idx[a : k + 1])
             if after_noun and key not in inner_ok_or_empty(inner_ok) and not stream.flags[i] & NAMES:
                 continue  # "distillation sampling" cut out of "score distillation sampling"
+            if (
+                after_adj
+                and k > a
+                and (after_mod or keys[j] in CUT_HEADS)
+                and key not in inner_ok_or_empty(inner_ok)
+            ):
+                continue  # "learning methods" cut out of "deep learning methods"
             if k != last and inner_ok is not None and key not in inner_ok and not stream.flags[i] & NAMES:
                 continue
             out.append((i, j + 1, key))
@@ -215,6 +259,7 @@ def collect_plain(
     inner_ok: frozenset[tuple[str, ...]],
     skip: frozenset[int] = frozenset(),
     units: frozenset[tuple[str, str]] = frozenset(),
+    modifier_pairs: frozenset[tuple[str, str]] = frozenset(),
 ) -> None:
     """:func:`sub_phrases` of every chunk into ``plain`` (key -> spans), skipping vocabulary keys.
 
@@ -239,7 +284,7 @@ def collect_plain(
                     spans.append((cs, ce))
             continue
         if skip and not skip.isdisjoint(range(cs, ce)):
-            for s, e, key in sub_phrases(stream, (cs, ce), skip, inner_ok, units):
+            for s, e, key in sub_phrases(stream, (cs, ce), skip, inner_ok, units, modifier_pairs):
                 if key not in index:
                     plain.setdefault(key, []).append((s, e))
             continue
@@ -256,6 +301,8 @@ def collect_plain(
             if i > cs and (keys[i - 1], keys[i]) in units:
                 continue
             after_noun = i > cs and cls[i - 1] == "N" and not flags[i] & NAMES
+            after_adj = i > cs and cls[i - 1] == "A" and not flags[i] & NAMES
+            after_mod = after_adj and cut_after_modifier(stream, i, cs, modifier_pairs)
             for j in ends:
                 if j < i:
                     continue
@@ -266,6 +313,8 @@ def collect_plain(
                     (j != head or after_noun) and key not in inner_ok and not flags[i] & NAMES
                 ):
                     continue
+                if after_adj and j > i and (after_mod or keys[j] in CUT_HEADS) and key not in inner_ok:
+                    continue  # "learning methods" cut out of "deep learning methods"
                 spans = get(key)
                 if spans is None:
                     plain[key] = [(i, j + 1)]

@@ -208,8 +208,8 @@ class Lexicon:
         """The fast-mode class of a word."""
         if text == MATH_PLACEHOLDER:
             return "M"
-        if _is_punct(text):
-            return "."  # the tagger calls "%" a noun; for chunking it is punctuation
+        if _is_punct(text) or text.isspace():
+            return "."  # the tagger calls "%" a noun; for chunking it is punctuation, like a line break
         lower = text.lower()
         cls = self.classes.get(lower)
         if cls is not None:

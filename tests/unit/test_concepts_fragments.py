@@ -1,0 +1,134 @@
+"""Candidate rules that keep fragments (pieces of noun phrases) out of a paper's concepts.
+
+Each test holds a failing-before example from the fragment audit of the fast mode (the
+fragment definition itself is :func:`kg.concept_quality.is_fragment`). Real spaCy tokenizer,
+shipped vocabulary, background table and ranker.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from extractors.concepts.background import load_background
+from extractors.concepts.candidates import cut_after_modifier
+from extractors.concepts.tokens import stream_from_doc
+from kg.eval_cli import record_keyphrases
+from kg.models import PaperRecord, RawPaper
+from kg.nlp import load_nlp
+from kg.pipeline import Pipeline
+
+
+@pytest.fixture(scope="module")
+def fast() -> Pipeline:
+    return Pipeline(nlp=load_nlp(mode="fast"), mode="fast")
+
+
+def record(pipeline: Pipeline, abstract: str, title: str | None = None) -> PaperRecord:
+    records, problems = pipeline.build([RawPaper(file="t.jsonl", line=1, title=title, abstract=abstract)])
+    assert not problems
+    return records[0]
+
+
+def names(r: PaperRecord) -> set[str]:
+    """Lower-cased concept names and surfaces of every MENTIONS of a record."""
+    by_id = {n.id: str(n.properties["name"]).casefold() for n in r.nodes if n.label == "Concept"}
+    out: set[str] = set()
+    for x in r.relationships:
+        if x.type == "MENTIONS":
+            out.add(by_id[x.end])
+            out.add(str(x.properties.get("surface", "")).casefold())
+    return out
+
+
+def test_no_phrase_starts_between_an_adjective_and_the_term_it_opens(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "We train deep learning methods on sentence representations with large scale multi-task learning.",
+        title="Distributed Sentence Representations via Large Scale Multi-task Learning",
+    )
+    found = names(r)
+    assert "scale multi-task learning" not in found
+    assert "learning method" not in found and "learning methods" not in found
+
+
+def test_an_adjective_that_qualifies_the_whole_phrase_does_not_cut_it() -> None:
+    background = load_background()
+    nlp = load_nlp(mode="fast")
+    stream = stream_from_doc(nlp("robust tactile sensing and natural language prompts"), background.lexicon)
+    # "natural language" opens a known term: "language prompts" would be cut out of it.
+    assert cut_after_modifier(stream, 5, 4, background.modifier_pairs)
+    # "robust tactile" opens none: "tactile sensing" is a phrase of its own.
+    assert not cut_after_modifier(stream, 1, 0, background.modifier_pairs)
+
+
+def test_a_gerund_that_opens_a_clause_is_a_verb(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "Imitation is a promising strategy for teaching robots a wide range of skills. "
+        "We improve the learning rate schedule.",
+    )
+    found = names(r)
+    assert "teaching robot" not in found and "teaching robots" not in found
+    assert "learning rate schedules" in found  # a known term: the gerund is a noun there
+
+
+def test_a_curated_concept_written_only_as_an_adjective_or_verb_shows_its_name(fast: Pipeline) -> None:
+    r = record(
+        fast, "We compare self-supervised and supervised encoders. Most works focus on evaluating LLMs."
+    )
+    shown = {p.casefold() for p in record_keyphrases(r, k=20)}
+    assert "self-supervised" not in shown and "self-supervised learning" in shown
+    assert "evaluating llms" not in shown and "llm evaluation" in shown
+
+
+def test_no_generic_headed_phrase_is_cut_after_an_adjective(fast: Pipeline) -> None:
+    r = record(
+        fast, "We propose an efficient search algorithm guided by a learned heuristic for program synthesis."
+    )
+    found = names(r)
+    assert "search algorithm" not in found  # "efficient" may qualify "search"
+    assert "program synthesis" in found
+
+
+def test_title_case_does_not_turn_adverbs_into_names(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "We study code generation that improves itself.",
+        title="STOP: Recursively Self-Improving Code Generation",
+    )
+    found = names(r)
+    assert "recursively self-improving code generation" not in found
+    assert "self-improving code generation" in found
+
+
+def test_a_gerund_before_what_the_activity_uses_stays_a_noun(fast: Pipeline) -> None:
+    r = record(fast, "We halve the number of training iterations needed by deep networks on graph data.")
+    assert "training iteration" in names(r)  # not a verb taking "iterations" as its object
+
+
+def test_a_noun_run_ends_before_a_verb_that_a_determiner_follows(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "In latent space, the inference framework misses an inverse mapping, and deep networks "
+        "interconnect their layers.",
+    )
+    found = names(r)
+    assert "inference framework miss" not in found and "deep networks interconnect" not in found
+    assert {"inference framework", "deep network"} <= found
+
+
+def test_verbs_after_have_or_a_relative_pronoun(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "Prior works have tackled cloth manipulation with single arms. We propose a framework that "
+        "automates document editing.",
+    )
+    found = names(r)
+    assert "tackled cloth manipulation" not in found and "automates document editing" not in found
+    assert {"cloth manipulation", "document editing"} <= found
+
+
+def test_whitespace_tokens_break_noun_runs() -> None:
+    from extractors.concepts.tokens import Lexicon
+
+    assert Lexicon().word_class("\n") == "." and Lexicon().word_class("  ") == "."
