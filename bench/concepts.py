@@ -32,6 +32,8 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from spacy.tokenizer import Tokenizer  # noqa: E402
+
 from kg.eval_cli import predictor, quality_lines  # noqa: E402
 from kg.evaluation import EvalPaper, format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
 from kg.models import PaperRecord, RawPaper  # noqa: E402
@@ -118,7 +120,8 @@ def speed(mode: Mode, papers: list[EvalPaper], repeat: int) -> tuple[float, floa
     assert not problems, problems[:3]
     texts = [f"{p.title}. {p.abstract}" for p in papers]
     if mode == "fast":
-        spacy_rate = median_rate(lambda: list(nlp.tokenizer.pipe(texts, batch_size=256)), len(texts), repeat)
+        tokenizer: Tokenizer = nlp.tokenizer  # spaCy types it as any Callable[[str], Doc]
+        spacy_rate = median_rate(lambda: list(tokenizer.pipe(texts, batch_size=256)), len(texts), repeat)
     else:
         spacy_rate = median_rate(
             lambda: list(nlp.pipe(texts, batch_size=256, disable=["lemmatizer", "ner"])), len(texts), repeat

@@ -28,6 +28,8 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from spacy.tokenizer import Tokenizer
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from extractors.concepts.analysis import analyse  # noqa: E402
@@ -61,19 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true")
     args = parser.parse_args(argv)
 
-    nlp = load_nlp(mode="fast")
-    vocab = default_vocabulary(nlp.tokenizer)
+    tokenizer: Tokenizer = load_nlp(mode="fast").tokenizer  # spaCy types it as any Callable[[str], Doc]
+    vocab = default_vocabulary(tokenizer)
     background = load_background()
     papers: list[EvalPaper] = [p for f in DEV_FILES for p in load_eval_papers(args.data_dir / f)]
     mentioned: dict[str, list[EvalPaper]] = defaultdict(list)
     definitions: dict[str, Counter[str]] = defaultdict(Counter)  # acronym key -> long forms
     unsupported: Counter[str] = Counter()
     texts = [extraction_text(p.title or None, p.abstract) for p in papers]
-    for p, text, doc in zip(papers, texts, nlp.tokenizer.pipe(texts, batch_size=256), strict=True):
+    for p, text, doc in zip(papers, texts, tokenizer.pipe(texts, batch_size=256), strict=True):
         a = analyse(doc, text, title_length(p.title or None), vocab, background)
-        for c in a.candidates:
-            if c.source == "vocabulary":
-                mentioned[c.vocab_id].append(p)
+        for cand in a.candidates:
+            if cand.source == "vocabulary":
+                mentioned[cand.vocab_id].append(p)
         for cid in a.unsupported:
             unsupported[cid] += 1
         for acr in a.acronyms:
@@ -106,11 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     for c in vocab.concepts.values():
         own = {tuple(k) for k in vocab.surface_keys.get(c.id, [])}
         for alias in c.aliases:
-            key = phrase_key(nlp.tokenizer, alias)
+            key = phrase_key(tokenizer, alias)
             if len(key) != 1 or not key[0].startswith("A:"):
                 continue
             for long_form, n in definitions.get(key[0], Counter()).items():
-                if phrase_key(nlp.tokenizer, long_form) not in own:
+                if phrase_key(tokenizer, long_form) not in own:
                     problems += 1
                     print(f"acronym {alias} of {c.name}: defined {n}x as {long_form!r}")
     print("\n# ambiguous aliases seen without support (dropped from those papers; for review)")

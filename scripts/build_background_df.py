@@ -35,6 +35,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import spacy
+from spacy.tokenizer import Tokenizer
 
 from extractors.concepts.background import DEFAULT_BACKGROUND
 from extractors.concepts.candidates import chunks_fast, sub_phrases
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     nlp = spacy.load(MODEL, exclude=["ner", "lemmatizer"])
-    tokenizer = nlp.tokenizer
+    tokenizer: Tokenizer = nlp.tokenizer  # spaCy types it as any Callable[[str], Doc]
 
     texts: list[str] = []  # title + abstract, or title only
     abstracts: list[str] = []
@@ -151,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                         per_paper.add(" ".join(key))
             keywords.update(per_paper)
 
+    kept_df = {k: v for k, v in sorted(df.items()) if v >= MIN_DF}
     out = {
         "version": 1,
         "provenance": {
@@ -167,14 +169,14 @@ def main(argv: list[str] | None = None) -> int:
             "files": provenance,
         },
         "n_docs": len(texts),
-        "df": {k: v for k, v in sorted(df.items()) if v >= MIN_DF},
+        "df": kept_df,
         "keywords": dict(sorted(keywords.items())),
         "classes": dict(sorted(classes.items())),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     print(
-        f"wrote {args.out}: {out['n_docs']} docs, {len(out['df'])} df entries, "
+        f"wrote {args.out}: {out['n_docs']} docs, {len(kept_df)} df entries, "
         f"{len(keywords)} keyword phrases, {len(classes)} word classes, "
         f"{args.out.stat().st_size // 1024} KiB",
         file=sys.stderr,

@@ -25,11 +25,14 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-# One comparison key for both dev tools: the validator's (scripts/ is on sys.path when run).
-from check_vocabulary import normalise
-
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
+
+    # mypy checks scripts/ from the repo root, where the validator is scripts.check_vocabulary.
+    from scripts.check_vocabulary import normalise
+else:
+    # One comparison key for both dev tools: the validator's (scripts/ is on sys.path when run).
+    from check_vocabulary import normalise
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 # iclr2017 keywords are a fixed list of 15 areas and icml2025-meta has no keywords.

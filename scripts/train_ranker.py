@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from spacy.tokenizer import Tokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -52,12 +53,12 @@ Rows = list[tuple[list[list[float]], list[int], int]]  # per paper: features, la
 def collect(papers: list[EvalPaper]) -> Rows:
     """Features and labels of every paper's candidates (hand-set ranking)."""
     analysis_module.RANKER_ENABLED = False
-    nlp = load_nlp(mode="fast")
-    vocab = default_vocabulary(nlp.tokenizer)
+    tokenizer: Tokenizer = load_nlp(mode="fast").tokenizer  # spaCy types it as any Callable[[str], Doc]
+    vocab = default_vocabulary(tokenizer)
     background = load_background()
     texts = [extraction_text(p.title or None, p.abstract) for p in papers]
     out: Rows = []
-    for p, text, doc in zip(papers, texts, nlp.tokenizer.pipe(texts, batch_size=256), strict=True):
+    for p, text, doc in zip(papers, texts, tokenizer.pipe(texts, batch_size=256), strict=True):
         a = analyse(doc, text, title_length(p.title or None), vocab, background)
         gold = {stem_phrase(k) for k in p.keywords} - {()}
         xs: list[list[float]] = []

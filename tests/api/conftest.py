@@ -27,7 +27,7 @@ from fastapi import FastAPI
 from api.app import create_app
 from kg.config import Settings
 from kg.errors import StoreUnavailable
-from kg.stores.protocol import GraphStore
+from kg.stores.protocol import GraphStore, ReadStore
 
 # The first request on a cold Neo4j also builds the service's indexes: give it time in tests
 # (the timeout test sets its own short limit explicitly).
@@ -125,24 +125,26 @@ class StoreProxy:
 )
 def seeded_store(
     request: pytest.FixtureRequest, seed_records: list[Any], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[GraphStore]:
+) -> Iterator[ReadStore]:
     """A store of each backend holding the three seed listings (read-only in these tests)."""
+    store: ReadStore
     if request.param == "sqlite":
         from kg.stores.sqlite import SQLiteStore
 
-        store: Any = SQLiteStore(Path(tmp_path_factory.mktemp("kg")))
+        store = SQLiteStore(Path(tmp_path_factory.mktemp("kg")))
     else:
         from kg.stores.neo4j.store import Neo4jStore
 
-        store = Neo4jStore(request.getfixturevalue("neo4j_driver"))
-        store.clear()
+        neo4j_store = Neo4jStore(request.getfixturevalue("neo4j_driver"))
+        neo4j_store.clear()
+        store = neo4j_store
     store.upsert(seed_records)
     yield store
     store.close()
 
 
 @pytest.fixture(scope="session")
-def server(seeded_store: GraphStore) -> Iterator[Server]:
+def server(seeded_store: ReadStore) -> Iterator[Server]:
     """The API over the seeded store, served once per backend."""
     with serve(create_app(Settings(), store=seeded_store)) as srv:
         yield srv
@@ -171,7 +173,7 @@ def serve_app() -> Callable[[FastAPI], Any]:
 
 
 @pytest.fixture
-def proxy(seeded_store: GraphStore) -> StoreProxy:
+def proxy(seeded_store: ReadStore) -> StoreProxy:
     """A fresh call-counting, failure-injecting proxy of the seeded store."""
     return StoreProxy(seeded_store)
 

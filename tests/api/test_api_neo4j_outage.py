@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from api.app import create_app
 from kg.config import Settings
@@ -111,7 +112,7 @@ def test_neo4j_going_away_is_store_unavailable_then_service_resumes(
         backend="neo4j",
         neo4j_uri=f"bolt://127.0.0.1:{forwarder.port}",
         neo4j_user=os.environ.get("KG_TEST_NEO4J_USER", "neo4j"),
-        neo4j_password=password,
+        neo4j_password=SecretStr(password),
         request_timeout_s=10.0,
         response_cache_size=0,
     )

@@ -26,7 +26,9 @@ COUNT = "{ stats { nodes { label count } } }"
 
 
 def _papers(body: dict[str, Any]) -> int:
-    return next(n["count"] for n in body["data"]["stats"]["nodes"] if n["label"] == "Paper")
+    count = next(n["count"] for n in body["data"]["stats"]["nodes"] if n["label"] == "Paper")
+    assert isinstance(count, int), body
+    return count
 
 
 def test_serve_sees_an_ingest_from_another_process_within_2_s(tmp_path: Path) -> None:

@@ -12,9 +12,10 @@ import dataclasses
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import spacy
+from spacy.tokenizer import Tokenizer
 
 from extractors.concepts import key_cache
 from extractors.concepts.vocabulary import (
@@ -62,7 +63,8 @@ def test_shipped_keys_are_current_and_complete() -> None:
 def test_default_vocabulary_reads_the_keys_and_equals_a_fresh_build() -> None:
     tokenizer = load_nlp(mode="fast").tokenizer
     counting = CountingTokenizer(tokenizer)
-    from_file = default_vocabulary(counting)  # type: ignore[arg-type]
+    # a duck-typed stand-in: it has the only methods the vocabulary calls (__call__, to_bytes)
+    from_file = default_vocabulary(cast(Tokenizer, counting))
     assert counting.calls == 0  # the fast path: no phrase was tokenised
     fresh = Vocabulary.from_entries(load_vocabulary_entries(), tokenizer)
     assert _fields(from_file) == _fields(fresh)
@@ -83,7 +85,7 @@ def test_keys_of_another_vocabulary_are_ignored(tmp_path: Path) -> None:
     tokenizer = load_nlp(mode="fast").tokenizer
     assert key_cache.load_keys(path, path.read_bytes(), tokenizer) is None
     counting = CountingTokenizer(tokenizer)
-    vocab = default_vocabulary(counting, path)  # type: ignore[arg-type]
+    vocab = default_vocabulary(cast(Tokenizer, counting), path)  # duck-typed, as above
     assert counting.calls > 1000  # computed, as before the file existed
     hit = vocab.lookup(tokenizer, "zorbulated banditry")
     assert hit is not None and hit.name == data["concepts"][0]["name"]
@@ -92,9 +94,11 @@ def test_keys_of_another_vocabulary_are_ignored(tmp_path: Path) -> None:
 def test_keys_of_another_tokenizer_are_ignored(tmp_path: Path) -> None:
     path = _copy_vocabulary(tmp_path)
     blank = spacy.blank("en")  # the model's rules are English's own: the keys hold for it
-    assert key_cache.load_keys(path, path.read_bytes(), blank.tokenizer) is not None
-    blank.tokenizer.add_special_case("GNNs", [{"ORTH": "GNNs"}])
-    assert key_cache.load_keys(path, path.read_bytes(), blank.tokenizer) is None
+    tokenizer = blank.tokenizer  # typed as any Callable[[str], Doc] by spaCy
+    assert isinstance(tokenizer, Tokenizer)
+    assert key_cache.load_keys(path, path.read_bytes(), tokenizer) is not None
+    tokenizer.add_special_case("GNNs", [{"ORTH": "GNNs"}])
+    assert key_cache.load_keys(path, path.read_bytes(), tokenizer) is None
 
 
 def test_unreadable_keys_are_ignored(tmp_path: Path) -> None:

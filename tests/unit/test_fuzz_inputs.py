@@ -26,7 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -121,7 +121,20 @@ def _jsonl(records: list[Any]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
 
-def _sample(draw: st.DrawFn, k_min: int = 2, k_max: int = 8) -> list[dict[str, Any]]:
+_T = TypeVar("_T")
+
+
+class _Draw(Protocol):
+    """What ``_sample`` needs of a draw: met by ``@composite``'s ``draw`` and ``data.draw``.
+
+    ``st.DrawFn`` cannot be used for both: it also declares a ``__signature__`` attribute,
+    which a bound method such as ``DataObject.draw`` does not have.
+    """
+
+    def __call__(self, strategy: st.SearchStrategy[_T], label: Any = None) -> _T: ...
+
+
+def _sample(draw: _Draw, k_min: int = 2, k_max: int = 8) -> list[dict[str, Any]]:
     k = draw(st.integers(k_min, k_max))
     start = draw(st.integers(0, len(GOOD) - k))
     return [dict(r) for r in GOOD[start : start + k]]

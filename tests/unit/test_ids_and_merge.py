@@ -33,23 +33,23 @@ def test_topic_ids_are_paths() -> None:
 
 
 def test_merge_rules() -> None:
-    old = {"title": "Real", "titleSource": "LISTING", "sources": ["a:1"], "year": 2020}
-    new = {"title": "Derived", "titleSource": "DERIVED", "sources": ["b:3", "a:1"], "year": None}
+    old: Properties = {"title": "Real", "titleSource": "LISTING", "sources": ["a:1"], "year": 2020}
+    new: Properties = {"title": "Derived", "titleSource": "DERIVED", "sources": ["b:3", "a:1"], "year": None}
     assert merge_properties(old, new) == {
         "title": "Real",
         "titleSource": "LISTING",
         "sources": ["a:1", "b:3"],
         "year": 2020,
     }
-    upgraded = merge_properties(
-        {"title": "D", "titleSource": "DERIVED"}, {"title": "Real", "titleSource": "LISTING"}
-    )
+    derived: Properties = {"title": "D", "titleSource": "DERIVED"}
+    listing: Properties = {"title": "Real", "titleSource": "LISTING"}
+    upgraded = merge_properties(derived, listing)
     assert upgraded == {"title": "Real", "titleSource": "LISTING"}
 
 
 def test_author_spelling_is_independent_of_order() -> None:
-    caps = {"name": "ABHRA CHAUDHURI"}
-    mixed = {"name": "Abhra Chaudhuri"}
+    caps: Properties = {"name": "ABHRA CHAUDHURI"}
+    mixed: Properties = {"name": "Abhra Chaudhuri"}
     forward = merge_properties(merge_properties({}, caps), mixed)
     backward = merge_properties(merge_properties({}, mixed), caps)
     assert forward == backward == {"name": "Abhra Chaudhuri", "aliases": ["ABHRA CHAUDHURI"]}
@@ -61,8 +61,8 @@ def test_accented_spelling_beats_the_ascii_one() -> None:
 
 
 def test_discovered_concept_name_and_kind_do_not_depend_on_order() -> None:
-    a = {"name": "grape", "kind": "CONCEPT", "source": "discovered", "aliases": ["g"]}
-    b = {"name": "GRAPE", "kind": "METHOD", "source": "discovered", "aliases": []}
+    a: Properties = {"name": "grape", "kind": "CONCEPT", "source": "discovered", "aliases": ["g"]}
+    b: Properties = {"name": "GRAPE", "kind": "METHOD", "source": "discovered", "aliases": []}
     assert merge_properties(a, b) == merge_properties(b, a)
     assert merge_properties(a, b) == {
         "name": "GRAPE",
@@ -73,8 +73,18 @@ def test_discovered_concept_name_and_kind_do_not_depend_on_order() -> None:
 
 
 def test_curated_concept_keeps_its_name_against_a_discovered_spelling() -> None:
-    seed = {"name": "large language model", "kind": "MODEL", "source": "vocabulary", "aliases": ["LLM"]}
-    found = {"name": "Large Language Model", "kind": "CONCEPT", "source": "discovered", "aliases": []}
+    seed: Properties = {
+        "name": "large language model",
+        "kind": "MODEL",
+        "source": "vocabulary",
+        "aliases": ["LLM"],
+    }
+    found: Properties = {
+        "name": "Large Language Model",
+        "kind": "CONCEPT",
+        "source": "discovered",
+        "aliases": [],
+    }
     for merged in (merge_properties(seed, found), merge_properties(found, seed)):
         assert merged["name"] == "large language model" and merged["source"] == "vocabulary"
         assert merged["kind"] == "MODEL" and merged["aliases"] == ["LLM", "Large Language Model"]
@@ -86,13 +96,14 @@ def test_union_lists_are_sorted_sets_and_a_first_insert_is_normalised() -> None:
 
 
 def test_listing_titles_are_ranked_not_newest_wins() -> None:
-    a = {"title": "DEEP NETS", "titleSource": "LISTING", "shortTitle": "DEEP NETS"}
-    b = {"title": "Deep Nets", "titleSource": "LISTING", "shortTitle": "Deep Nets"}
+    a: Properties = {"title": "DEEP NETS", "titleSource": "LISTING", "shortTitle": "DEEP NETS"}
+    b: Properties = {"title": "Deep Nets", "titleSource": "LISTING", "shortTitle": "Deep Nets"}
     assert merge_properties(a, b) == merge_properties(b, a) == b
 
 
 def test_other_scalars_take_a_fixed_order() -> None:
-    a, b = {"year": 2021}, {"year": 2020}
+    a: Properties = {"year": 2021}
+    b: Properties = {"year": 2020}
     assert merge_properties(a, b) == merge_properties(b, a) == {"year": 2021}
     assert merge_properties({"authorsTruncated": True}, {"authorsTruncated": False}) == {
         "authorsTruncated": False

