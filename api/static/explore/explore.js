@@ -196,7 +196,8 @@
   // while it is spread.
   function spreadOut(graph) {
     var el = $("#graph");
-    var across = Math.max((Math.min(el.clientWidth, el.clientHeight) - 2 * STAGE_PADDING) / OPENING_RATIO, 200);
+    var wide = Math.max((el.clientWidth - 2 * STAGE_PADDING) / OPENING_RATIO, 200);
+    var high = Math.max((el.clientHeight - 2 * STAGE_PADDING) / OPENING_RATIO, 200);
     var ctx = document.createElement("canvas").getContext("2d");
     ctx.font = LABEL_WEIGHT + " " + LABEL_SIZE + "px " + LABEL_FONT;
     var ids = graph.nodes();
@@ -209,18 +210,20 @@
     var ys = graph.mapNodes(function (_, a) { return a.y; });
     var extent = Math.max(Math.max.apply(null, xs) - Math.min.apply(null, xs),
       Math.max.apply(null, ys) - Math.min.apply(null, ys), 1);
-    var scale = across / extent;  // pixels per graph unit
+    var scale = Math.min(wide, high) / extent;  // pixels per graph unit
     var px = xs.map(function (x) { return x * scale; });
     var py = ys.map(function (y) { return y * scale; });
-    separate(px, py, boxes, across);
+    separate(px, py, boxes, wide, high);
     ids.forEach(function (id, i) { graph.mergeNodeAttributes(id, { x: px[i] / scale, y: py[i] / scale }); });
   }
 
   // Passes over every pair (n is at most a few hundred), moving both boxes of an overlapping
-  // pair half the overlap plus a gap. After each pass the drawing is shrunk back to ``across``
-  // pixels around its centre, as sigma will fit it on screen: separating at one scale and
-  // letting sigma shrink the result made labels cross again (17 overlapping pairs among 40 nodes in one run).
-  function separate(px, py, boxes, across) {
+  // pair half the overlap plus a gap. After each pass the drawing is shrunk back to ``wide`` by
+  // ``high`` pixels around its centre, as sigma will fit it on screen: separating at one scale and
+  // letting sigma shrink the result made labels cross again (17 overlapping pairs among 40 nodes in
+  // one run). The box is the container's own shape: labels are wide, and a square of its smaller
+  // side left 9 pairs crossing among 40 nodes where the rectangle leaves 6.
+  function separate(px, py, boxes, wide, high) {
     var GAP = 3;
     for (var pass = 0; pass < 400; pass++) {
       var clash = false;
@@ -242,12 +245,12 @@
         }
       }
       if (!clash) return;
-      fit(px, across);
-      fit(py, across);
+      fit(px, wide);
+      fit(py, high);
     }
   }
 
-  // Shrinks coordinates around their middle so that they span at most ``across``.
+  // Shrinks coordinates around their middle so that they span at most ``across`` pixels.
   function fit(v, across) {
     var lo = Math.min.apply(null, v), hi = Math.max.apply(null, v);
     var span = Math.max(hi - lo, across);
