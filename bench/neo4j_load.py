@@ -34,6 +34,7 @@ Credentials come from ``KG_NEO4J_USER`` / ``KG_NEO4J_PASSWORD`` like the CLI.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -42,7 +43,7 @@ import resource
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +184,36 @@ def upsert_timed(store: Neo4jStore, records: Sequence[PaperRecord], batch: int) 
     return time.perf_counter() - t0, per
 
 
+@contextlib.contextmanager
+def statement_times(totals: dict[str, list[float]]) -> Iterator[None]:
+    """Seconds and calls per statement (its first 70 characters) of every upsert statement.
+
+    Wraps the store's two statement runners for the duration; the figures include the Bolt
+    round trip and the client's decoding, which is what an upsert waits for.
+    """
+    originals = {name: getattr(Neo4jStore, name) for name in ("_exec", "_rows")}
+
+    def timed(fn: Any) -> Any:
+        def run(tx: Any, stmt: q.Statement) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(tx, stmt)
+            finally:
+                entry = totals.setdefault(" ".join(stmt.text.split())[:70], [0.0, 0])
+                entry[0] += time.perf_counter() - t
+                entry[1] += 1
+
+        return staticmethod(run)
+
+    for name, fn in originals.items():
+        setattr(Neo4jStore, name, timed(fn))
+    try:
+        yield
+    finally:
+        for name, fn in originals.items():
+            setattr(Neo4jStore, name, staticmethod(fn))
+
+
 def one_run(args: argparse.Namespace, settings: Settings, records: list[PaperRecord]) -> dict[str, Any]:
     n_base = len(records) - args.incremental - args.per_paper
     base, inc, single = (
@@ -208,7 +239,14 @@ def one_run(args: argparse.Namespace, settings: Settings, records: list[PaperRec
     with driver_for(settings) as driver:
         store = Neo4jStore(driver, settings.neo4j_database, batch_size=args.batch_size)
         v0 = store.version()
-        total, per = upsert_timed(store, inc, args.batch_size)
+        totals: dict[str, list[float]] = {}
+        with statement_times(totals) if args.statements else contextlib.nullcontext():
+            total, per = upsert_timed(store, inc, args.batch_size)
+        if totals:
+            out["incremental_statements"] = {k: [round(v[0], 2), int(v[1])] for k, v in totals.items()}
+            print("  incremental, seconds per statement (the 8 largest):")
+            for text, (secs, calls) in sorted(totals.items(), key=lambda kv: -kv[1][0])[:8]:
+                print(f"    {secs:7.2f} s {int(calls):5d} x  {text}")
         out["incremental"] = {
             "papers": len(inc),
             "seconds": round(total, 2),
@@ -315,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--full-bulk", action="store_true", help="also bulk-load all --papers once")
     parser.add_argument("--yes", action="store_true", help="allow deleting a non-empty database")
+    parser.add_argument(
+        "--statements", action="store_true", help="print seconds per statement of the incremental phase"
+    )
     args = parser.parse_args(argv)
     if args.extract_to:
         extract_to(args.extract_to, args.data_dir, args.papers)

@@ -101,6 +101,65 @@ def test_export_equals_the_embedded_stores(neo4j_store: Neo4jStore, seed_records
             )
 
 
+# -- derived pair keys -----------------------------------------------------------------------------
+def _plan_operators(driver: neo4j.Driver, stmt: neo4j_queries.Statement) -> list[str]:
+    with driver.session() as session:
+        plan = session.run("EXPLAIN " + stmt.text, stmt.params).consume().plan
+    assert plan is not None
+    ops: list[str] = []
+    todo: list[dict[str, Any]] = [plan]
+    while todo:
+        p = todo.pop()
+        ops.append(str(p["operatorType"]).split("@")[0])
+        todo.extend(p.get("children", []))
+    return ops
+
+
+def test_pair_writes_seek_the_pair_key_and_element_ids(
+    neo4j_store: Neo4jStore, seed_records: list[PaperRecord], neo4j_driver: neo4j.Driver
+) -> None:
+    """The point of pair keys: no statement walks a dense node's relationships or scans them all."""
+    neo4j_store.upsert(seed_records)
+    rows = [[1, "4:x:1", "4:x:2"]]
+    for rtype in ("COAUTHOR", "CO_OCCURS"):
+        assert "DirectedRelationshipIndexSeek" in _plan_operators(
+            neo4j_driver, neo4j_queries.find_pairs(rtype, rows)
+        )
+        for stmt in (
+            neo4j_queries.set_pair_papers(rtype, [["5:x:1", 2]]),
+            neo4j_queries.delete_pairs(rtype, ["5:x:1"]),
+            neo4j_queries.set_pair_keys(rtype, [["5:x:1", 2]]),
+        ):
+            ops = _plan_operators(neo4j_driver, stmt)
+            assert "DirectedRelationshipByElementIdSeek" in ops, ops
+            assert not [op for op in ops if op.endswith("Scan")], ops
+
+
+def test_a_store_written_before_pair_keys_gets_them_when_opened(
+    neo4j_store: Neo4jStore, seed_records: list[PaperRecord], neo4j_driver: neo4j.Driver
+) -> None:
+    memory = SQLiteStore(None)
+    memory.upsert(seed_records)
+    neo4j_store.upsert(seed_records[:30])
+    key = neo4j_queries.PAIR_KEY
+    # what an older paperkg wrote: pairs without keys, no marker
+    neo4j_driver.execute_query(f"MATCH ()-[r:COAUTHOR|CO_OCCURS]->() REMOVE r.{key}")
+    neo4j_driver.execute_query(
+        f"MATCH (m:{neo4j_queries.META_LABEL} {{id: $id}}) DELETE m", id=neo4j_queries.PAIR_KEYS_ID
+    )
+    reopened = Neo4jStore(neo4j_driver)
+    missing = neo4j_driver.execute_query(
+        f"MATCH (a)-[r:COAUTHOR|CO_OCCURS]->(b) RETURN count(r) AS n, "
+        f"count(CASE WHEN r.{key} IS NULL THEN 1 END) AS unkeyed"
+    ).records[0]
+    assert missing["n"] > 0 and missing["unkeyed"] == 0
+    reopened.upsert(seed_records[30:])  # bumps pairs written before the keys
+    assert duplicates(neo4j_driver) == (0, 0)
+    assert to_json(reopened.export()) == to_json(memory.export())
+    marker = neo4j_queries.read_meta(neo4j_queries.PAIR_KEYS_ID)
+    assert neo4j_driver.execute_query(marker.text, marker.params).records[0]["value"] == 1
+
+
 # -- the CLI ---------------------------------------------------------------------------------------
 def test_cli_ingest_twice_changes_nothing_the_second_time(
     neo4j_store: Neo4jStore, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -168,7 +227,7 @@ def test_a_batch_failing_inside_the_server_leaves_the_graph_as_before(
         )
 
     monkeypatch.setattr(neo4j_queries, "create_pairs", failing_bump)
-    monkeypatch.setattr(neo4j_queries, "bump_pairs", failing_bump)
+    monkeypatch.setattr(neo4j_queries, "set_pair_papers", failing_bump)
     with pytest.raises(GraphStoreError, match="/ by zero|[Dd]ivision by zero"):
         neo4j_store.upsert(seed_records[30:])
     monkeypatch.undo()

@@ -140,9 +140,17 @@ def test_write_csv_groups_by_labels_and_signature(tmp_path: Path) -> None:
     assert row["aliases:string[]"] == f"D2{ARRAY_DELIMITER}D;1" and row["kind:string"] == "DATASET"
     assert row["_papers:long"] == "1" and row["_sortName:string"] == "c:d"
     assert "d;1" in row["_search:string"].split(" | ")
-    assert read_csv(args[q.META_LABEL]) == [["id:ID(paperkg_meta)", "value:long"], ["version", "7"]]
+    # the version, and the marker that every pair below carries its lookup key
+    assert read_csv(args[q.META_LABEL]) == [
+        ["id:ID(paperkg_meta)", "value:long"],
+        ["version", "7"],
+        [q.PAIR_KEYS_ID, "1"],
+    ]
     rels = {a.split("=")[1]: a.split("=")[2] for a in files.rel_args}
-    assert read_csv(rels["COAUTHOR"]) == [[":START_ID", ":END_ID", "papers:long"], ["a:x", "a:y", "1"]]
+    assert read_csv(rels["COAUTHOR"]) == [
+        [":START_ID", ":END_ID", f"{q.PAIR_KEY}:long", "papers:long"],
+        ["a:x", "a:y", str(q.pair_key("a:x", "a:y")), "1"],
+    ]
     assert read_csv(rels["MENTIONS"])[0] == [":START_ID", ":END_ID", "score:double"]
     # key nodes: one per key, with the reversed loose key where there is one; each points at
     # its node, ranked (curated 0 / discovered 2, +1 for an alias)

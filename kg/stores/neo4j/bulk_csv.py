@@ -41,6 +41,7 @@ from kg.provisional import concept_ids, provisional_ids
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.pair_keys import FORMAT as PAIR_KEYS_FORMAT
 from kg.stores.neo4j.read_index import desired_state
 from kg.stores.neo4j.store import _Batch, _db_node_properties
 
@@ -282,7 +283,12 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
     finally:
         nodes.close()
     meta = _write_file(
-        directory / "meta.csv", ["id:ID(paperkg_meta)", "value:long"], [[q.VERSION_ID, str(version)]]
+        directory / "meta.csv",
+        ["id:ID(paperkg_meta)", "value:long"],
+        [
+            [q.VERSION_ID, str(version)],
+            [q.PAIR_KEYS_ID, str(PAIR_KEYS_FORMAT)],
+        ],  # every pair below has its key
     )
     out.node_args.append(f"--nodes={q.META_LABEL}={meta}")
     _write_keys(directory, keys, key_of, out)
@@ -305,12 +311,12 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
             g = rels.group("rels", rtype, signature(props, where), [":START_ID", ":END_ID"])
             g.writer.writerow([start, end, *(cell(props[k], where) for k in sorted(props))])
             g.rows += 1
-        pair_sig: Signature = (("papers", "long"),)
+        pair_sig: Signature = ((q.PAIR_KEY, "long"), ("papers", "long"))
         for (a, rtype, b), n in batch.bumps.items():
             if n <= 0:
                 continue
             g = rels.group("rels", rtype, pair_sig, [":START_ID", ":END_ID"])
-            g.writer.writerow([a, b, str(n)])
+            g.writer.writerow([a, b, str(q.pair_key(a, b)), str(n)])
             g.rows += 1
         for (rtype, _sig), g in rels.groups.items():
             out.rel_args.append(f"--relationships={q.rel_type(rtype)}={g.path}")

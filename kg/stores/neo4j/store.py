@@ -70,6 +70,7 @@ from kg.provisional import Plan, concept_ids, provisional_ids, without_phrase
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.pair_keys import ensure_pair_keys
 from kg.stores.neo4j.read_index import update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
 from kg.stores.protocol import Direction, Edge, SearchHit
@@ -124,6 +125,11 @@ class _BatchTooLarge(Exception):
 
 def _strip_internal(props: dict[str, Any]) -> Properties:
     return {k: v for k, v in props.items() if k not in q.INTERNAL_NODE_PROPERTIES}
+
+
+def _rel_properties(props: dict[str, Any]) -> dict[str, Any]:
+    """A relationship's properties without the Neo4j-only ones (a derived pair's key)."""
+    return {k: v for k, v in props.items() if k not in q.INTERNAL_REL_PROPERTIES}
 
 
 def _label_of(labels: Sequence[str]) -> Label:
@@ -362,7 +368,8 @@ class _Batch:
         fresh, eids = self.new_nodes, self.eids
         for (a, rtype, b), n in self.bumps.items():
             if n:  # a pair gained and lost in one batch nets to nothing
-                (new if a in fresh or b in fresh else maybe)[rtype].append([eids[a], eids[b], n])
+                row = [eids[a], eids[b], n, q.pair_key(a, b)]
+                (new if a in fresh or b in fresh else maybe)[rtype].append(row)
         return new, maybe
 
 
@@ -463,6 +470,11 @@ class Neo4jStore(Neo4jReads):
         with self._errors(), self._session() as session:
             for stmt in [*q.schema_statements(), *rq.schema_statements(), q.await_indexes()]:
                 session.run(stmt.text, stmt.params).consume()
+        with self._errors():
+            # streamed (the default fetch size), not materialised: millions of pairs at 100k papers
+            ensure_pair_keys(
+                lambda: self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
+            )
 
     # -- writes ------------------------------------------------------------------------------------
     def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:
@@ -603,6 +615,7 @@ class Neo4jStore(Neo4jReads):
                 self._exec(tx, q.relabel_concepts(kind, id_chunk))
         for stmt in self._relationship_statements(batch):
             self._exec(tx, stmt)
+        self._bump_pairs(tx, batch)
         for drop_chunk in _chunks(sorted(batch.drop), size):
             self._exec(tx, q.drop_keyphrases(drop_chunk))
         for row_chunk in _chunks(batch.keyphrase_rows(), size):
@@ -617,13 +630,35 @@ class Neo4jStore(Neo4jReads):
         for rtype, rel_rows in batch.rel_rows(batch.changed_rels).items():
             for chunk in _chunks(rel_rows, size):
                 yield q.replace_relationship_properties(rtype, chunk)
-        created, merged = batch.bump_rows()
-        for rtype, rel_rows in created.items():
-            for chunk in _chunks(rel_rows, size):
-                yield q.create_pairs(rtype, chunk)
-        for rtype, rel_rows in merged.items():
-            for chunk in _chunks(rel_rows, size):
-                yield q.bump_pairs(rtype, chunk)
+
+    def _bump_pairs(self, tx: Tx, batch: _Batch) -> None:
+        """Derived pair counts: pairs with a node new in this batch are created outright; the
+        others are looked up by their indexed key, then updated, deleted at 0 papers, or created."""
+        size = self._batch_size
+        created, maybe = batch.bump_rows()
+        for rtype, rows in maybe.items():
+            found: dict[tuple[str, str], tuple[str, int]] = {}
+            for chunk in _chunks(rows, size):
+                stmt = q.find_pairs(rtype, [[key, a, b] for a, b, _n, key in chunk])
+                found.update(((a, b), (eid, papers)) for a, b, eid, papers in self._rows(tx, stmt))
+            updates: list[list[Any]] = []
+            gone: list[str] = []
+            for a, b, n, key in rows:
+                hit = found.get((a, b))
+                if hit is None:
+                    if n > 0:
+                        created[rtype].append([a, b, n, key])
+                elif hit[1] + n > 0:
+                    updates.append([hit[0], hit[1] + n])
+                else:
+                    gone.append(hit[0])
+            for update_chunk in _chunks(updates, size):
+                self._exec(tx, q.set_pair_papers(rtype, update_chunk))
+            for gone_chunk in _chunks(gone, size):
+                self._exec(tx, q.delete_pairs(rtype, gone_chunk))
+        for rtype, rows in created.items():
+            for chunk in _chunks(rows, size):
+                self._exec(tx, q.create_pairs(rtype, chunk))
 
     # -- reads -------------------------------------------------------------------------------------
     @staticmethod
@@ -633,7 +668,12 @@ class Neo4jStore(Neo4jReads):
     @staticmethod
     def _rel(row: neo4j.Record) -> Relationship:
         return Relationship.model_validate(
-            {"type": row["type"], "start": row["start"], "end": row["end"], "properties": dict(row["props"])}
+            {
+                "type": row["type"],
+                "start": row["start"],
+                "end": row["end"],
+                "properties": _rel_properties(row["props"]),
+            }
         )
 
     def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
@@ -662,7 +702,7 @@ class Neo4jStore(Neo4jReads):
                     "type": rel_type,
                     "start": node_id if out else other,
                     "end": other if out else node_id,
-                    "properties": rprops,
+                    "properties": _rel_properties(rprops),
                 }
             )
             node = Node(id=other, label=_label_of(labels), properties=_strip_internal(props))
