@@ -35,8 +35,11 @@ from collections.abc import Iterable
 
 from kg.models import Properties, PropertyValue
 
+# ``keyphrases`` (a paper's provisional phrases, kg.provisional) is one too: two listings of one
+# paper (one abstract, two titles) hide different phrases, and keeping the smaller list instead
+# of both made the result depend on whether a phrase was promoted before the second listing came.
 UNION_LIST_PROPERTIES: frozenset[str] = frozenset(
-    {"sources", "aliases", "keywords", "externalIds", "tracks", "statuses"}
+    {"sources", "aliases", "keywords", "externalIds", "tracks", "statuses", "keyphrases"}
 )
 DERIVED = "DERIVED"
 DISCOVERED = "discovered"

@@ -12,20 +12,55 @@ node (curated, or promoted earlier) is simply linked.
 This module is the rule, shared by both stores so they give the same graph; each store keeps
 the rows its own way (a SQLite table, Neo4j ``KGKeyphrase`` nodes) and passes what it holds to
 :func:`plan`.
+
+A row must hold everything the paper's record said about the hidden concept, or the graph would
+depend on which carrier came first: a discovered concept's ``BROADER`` link to its vocabulary
+head is decided per paper ("model augmentation" -> data augmentation in one abstract, no head
+in another), so a concept promoted by a paper without the link, after a carrier with it, lost
+the link, which the first carrier's re-ingest then wrote (reported ``updated``, a new store
+version; the other order gave a different graph). So the row's concept map also keeps, under
+internal keys the stores never show (:data:`LINKS`, :data:`PHRASES`), the concept's other
+relationships in the record and the names the paper's ``keyphrases`` got for it; a promotion
+(:class:`Promotion`) restores both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import json
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from kg.merge import merge_properties
-from kg.models import Node, PaperRecord, Properties
+from kg.merge import merge_properties, sorted_set
+from kg.models import Node, PaperRecord, Properties, Relationship
 
 PROVISIONAL = "provisional"
 KEYPHRASES = "keyphrases"
+# Internal keys of a keyphrase row's concept map (never on a node): the concept's relationships
+# in the record other than the paper's MENTIONS, as :func:`_link_text` strings, and the names
+# the paper's ``keyphrases`` holds for it when they are not just the row's ``name``. Both are
+# left out when empty or default, so rows written before they existed compare equal.
+LINKS = "_links"
+PHRASES = "_phrases"
 # concept id -> paper id -> (concept properties, MENTIONS properties), as a store keeps them
 Stored = Mapping[str, Mapping[str, tuple[Properties, Properties]]]
+
+
+class Promotion(NamedTuple):
+    """A stored keyphrase row that becomes part of the graph when its concept turns into a node.
+
+    ``node``/``rel``: the concept's properties and the paper's MENTIONS properties, as the row
+    kept them; ``phrases``: the names to take out of the paper's ``keyphrases``; ``links``: the
+    concept's other relationships of the paper's record (its ``BROADER`` links), to merge once
+    the node exists. The other end of a link was a node of the same record, so it is stored.
+    """
+
+    concept: str
+    paper: str
+    node: Properties
+    rel: Properties
+    phrases: list[str]
+    links: list[Relationship]
 
 
 @dataclass
@@ -33,13 +68,14 @@ class Plan:
     """What the batch does with provisional concepts.
 
     ``records``: the batch with hidden concepts taken out; ``keep``: keyphrase rows to write,
-    by ``(concept, paper)``; ``promote``: stored rows that become MENTIONS of a new node;
-    ``drop``: concepts whose rows go; ``changed_papers``: papers whose rows changed (an update).
+    by ``(concept, paper)``; ``promote``: stored rows that become MENTIONS (and links) of a new
+    node; ``drop``: concepts whose rows go; ``changed_papers``: papers whose rows changed (an
+    update).
     """
 
     records: list[PaperRecord]
     keep: dict[tuple[str, str], tuple[Properties, Properties]] = field(default_factory=dict)
-    promote: list[tuple[str, str, Properties, Properties]] = field(default_factory=list)
+    promote: list[Promotion] = field(default_factory=list)
     drop: set[str] = field(default_factory=set)
     changed_papers: set[str] = field(default_factory=set)
 
@@ -50,6 +86,54 @@ def _is_provisional(node: Node) -> bool:
 
 def _stripped(props: Properties) -> Properties:
     return {k: v for k, v in props.items() if k != PROVISIONAL}
+
+
+def _link_text(rel: Relationship) -> str:
+    """A relationship as one string (ids never contain a tab; properties as sorted JSON)."""
+    return "\t".join((rel.start, rel.type, rel.end, json.dumps(rel.properties, sort_keys=True)))
+
+
+def _link(text: str) -> Relationship:
+    start, rel_type, end, props = text.split("\t", 3)
+    return Relationship.model_validate(
+        {"type": rel_type, "start": start, "end": end, "properties": json.loads(props)}
+    )
+
+
+def _row_node(node: Properties, phrases: Iterable[str], links: Iterable[str]) -> Properties:
+    """The row's concept map: ``node`` with the internal keys, each only when it says more than
+    the default (no links; the phrase is the concept's ``name``)."""
+    out = {k: v for k, v in node.items() if k not in (LINKS, PHRASES)}
+    link_list, phrase_list = sorted(set(links)), sorted(set(phrases))
+    if link_list:
+        out[LINKS] = link_list
+    if phrase_list and phrase_list != [str(node.get("name"))]:
+        out[PHRASES] = phrase_list
+    return out
+
+
+def _row_parts(node: Properties) -> tuple[Properties, list[str], list[str]]:
+    """``(concept properties, phrases, links)`` of a row's concept map (inverse of :func:`_row_node`)."""
+    props = {k: v for k, v in node.items() if k not in (LINKS, PHRASES)}
+    phrases = sorted_set(node.get(PHRASES)) or ([str(props["name"])] if props.get("name") is not None else [])
+    return props, phrases, sorted_set(node.get(LINKS))
+
+
+def _merge_row(
+    old: tuple[Properties, Properties] | None,
+    node: Properties,
+    rel: Properties,
+    phrase: str,
+    links: list[str],
+) -> tuple[Properties, Properties]:
+    """The row once one more record of its paper carried the concept: each part merged by its
+    own rule (the maps by :func:`kg.merge.merge_properties`, phrases and links as sets), so the
+    row does not depend on the order the paper's listings came in."""
+    if old is None:
+        return _row_node(merge_properties({}, node), [phrase], links), merge_properties({}, rel)
+    props, phrases, stored_links = _row_parts(old[0])
+    merged = merge_properties(props, node)
+    return _row_node(merged, [*phrases, phrase], [*stored_links, *links]), merge_properties(old[1], rel)
 
 
 def provisional_ids(records: Sequence[PaperRecord]) -> list[str]:
@@ -90,8 +174,9 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
     visible |= solid & set(stored)  # a regular node now: its earlier keyphrase carriers link to it
     out = Plan([])
     for cid in visible:
-        for pid, (node_props, rel_props) in sorted(stored.get(cid, {}).items()):
-            out.promote.append((cid, pid, node_props, rel_props))
+        for pid, (row_node, rel_props) in sorted(stored.get(cid, {}).items()):
+            node_props, phrases, texts = _row_parts(row_node)
+            out.promote.append(Promotion(cid, pid, node_props, rel_props, phrases, [_link(t) for t in texts]))
         if cid in stored:
             out.drop.add(cid)
     for r in records:
@@ -104,19 +189,29 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
             out.records.append(r.model_copy(update={"nodes": nodes}))
             continue
         rels = [rel for rel in r.relationships if rel.end not in hidden and rel.start not in hidden]
+        # The hidden concept's other relationships (BROADER to its vocabulary head) go into its
+        # row: dropped here, they would be missing when another paper promotes the concept.
+        # A link between two hidden concepts would have no node at either end; the extractors
+        # link discovered concepts only to vocabulary concepts, which are never provisional.
+        links: dict[str, list[str]] = {}
         for rel in r.relationships:
-            if rel.end in hidden and rel.type == "MENTIONS":
+            ends = [e for e in (rel.start, rel.end) if e in hidden]
+            if len(ends) == 1 and not (rel.type == "MENTIONS" and rel.start == r.paper.id):
+                links.setdefault(ends[0], []).append(_link_text(rel))
+        for rel in r.relationships:
+            if rel.end in hidden and rel.type == "MENTIONS" and rel.start == r.paper.id:
                 key = (rel.end, r.paper.id)
-                old = stored.get(rel.end, {}).get(r.paper.id) or out.keep.get(key)
+                # the batch's own row first: a paper listed twice in the batch merges into what
+                # its first listing made of the stored row, not into the stored row again
+                old = out.keep.get(key) or stored.get(rel.end, {}).get(r.paper.id)
                 node = _stripped(hidden[rel.end].properties)
-                merged = (
-                    merge_properties(old[0], node) if old else merge_properties({}, node),
-                    merge_properties(old[1], rel.properties) if old else merge_properties({}, rel.properties),
+                merged = _merge_row(
+                    old, node, rel.properties, _phrase(hidden[rel.end]), links.get(rel.end, [])
                 )
                 if old != merged:
                     out.keep[key] = merged
                     out.changed_papers.add(r.paper.id)
-        names = sorted({str(n.properties.get("name") or n.id) for n in hidden.values()})
+        names = sorted({_phrase(n) for n in hidden.values()})
         paper_props = {**r.paper.properties, KEYPHRASES: names}
         nodes = [
             n.model_copy(update={"properties": _stripped(n.properties)}) if _is_provisional(n) else n
@@ -135,16 +230,22 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
     return out
 
 
-def without_phrase(paper: Properties, name: object) -> Properties | None:
-    """The paper's properties once the phrase ``name`` is a node (``None`` if it was not kept).
+def _phrase(node: Node) -> str:
+    """The name a hidden concept gets in its paper's ``keyphrases``."""
+    return str(node.properties.get("name") or node.id)
+
+
+def without_phrase(paper: Properties, names: Collection[object]) -> Properties | None:
+    """The paper's properties once the phrase ``names`` stand for is a node (``None`` if none of
+    them was kept): :attr:`Promotion.phrases`, every spelling the paper's listings gave it.
 
     Promotion makes the paper look as if the concept had been a node from the start, so the
     order the papers came in does not show.
     """
     phrases = paper.get(KEYPHRASES)
-    if not isinstance(phrases, list) or name not in phrases:
+    if not isinstance(phrases, list) or not any(x in names for x in phrases):
         return None
-    kept = [str(x) for x in phrases if x != name]
+    kept = [str(x) for x in phrases if x not in names]
     out = {k: v for k, v in paper.items() if k != KEYPHRASES}
     if kept:
         out[KEYPHRASES] = kept

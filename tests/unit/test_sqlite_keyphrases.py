@@ -89,3 +89,36 @@ def test_a_regular_node_links_the_earlier_keyphrase_carriers(tmp_path: Path) -> 
     version = store.version()
     summary = store.upsert([_record(1, [cid]), _solid(_record(2, [cid]), cid)])
     assert summary.unchanged == 2 and store.version() == version
+
+
+def _spelled(record: PaperRecord, cid: str, name: str, title: str) -> PaperRecord:
+    """Another listing of the record's paper: its own title, the concept ``cid`` spelled ``name``."""
+    nodes = [
+        n.model_copy(update={"properties": {**n.properties, "name": name}}) if n.id == cid else n
+        for n in record.nodes
+    ]
+    paper = record.paper.model_copy(update={"properties": {**record.paper.properties, "title": title}})
+    return record.model_copy(update={"paper": paper, "nodes": nodes})
+
+
+def test_every_spelling_of_a_promoted_phrase_leaves_the_paper_in_any_order(tmp_path: Path) -> None:
+    """Two listings of paper 1 spell the phrase differently; paper 2 promotes it. The paper's
+    ``keyphrases`` (a sorted set over its listings) loses both spellings, whether the promotion
+    came between the listings, after them, or with the second one."""
+    cid = "concept:patch-ranking-map"
+    first = _spelled(_record(1, [cid, "concept:greater-flexibility"]), cid, "patch ranking map", "One")
+    second = _spelled(_record(1, [cid]), cid, "Patch Ranking Map", "Two")
+    promoter = _record(2, [cid])
+    exports = []
+    for i, batches in enumerate(
+        ([[first], [second], [promoter]], [[first], [promoter], [second]], [[first], [second, promoter]])
+    ):
+        store = SQLiteStore(tmp_path / str(i))
+        for batch in batches:
+            store.upsert(batch)
+        paper = store.get_nodes(["paper:1"])[0]
+        assert paper is not None and paper.properties["keyphrases"] == ["greater flexibility"], batches
+        version = store.version()
+        assert store.upsert([first, second, promoter]).updated == 0 and store.version() == version
+        exports.append(store.export())
+    assert exports[1] == exports[0] and exports[2] == exports[0]

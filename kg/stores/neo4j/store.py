@@ -226,10 +226,10 @@ class _Batch:
         carriers of the concepts it promotes (their papers must be loaded and tracked)."""
         for record in plan.records:
             self.apply(record, summary, changed=record.paper.id in plan.changed_papers)
-        for cid, pid, node, rel in plan.promote:
+        for cid, pid, node, rel, phrases, links in plan.promote:
             # The phrase is a node now: it leaves the paper's keyphrases, as if it had been one
             # from the start, so the order the papers came in does not show.
-            promoted = without_phrase(self.nodes[pid], node.get("name"))
+            promoted = without_phrase(self.nodes[pid], phrases)
             if promoted is not None:
                 self.nodes[pid] = promoted
                 self.last_input.pop(pid, None)
@@ -237,6 +237,8 @@ class _Batch:
                     self.changed_nodes[pid] = None
             before = top_concepts(self.mentions[pid].items())
             self._merge_node(Node(id=cid, label="Concept", properties=node))
+            for link in links:  # its BROADER links, which the row kept (kg.provisional)
+                self._merge_rel(link, pid)
             self._merge_rel(Relationship(type="MENTIONS", start=pid, end=cid, properties=rel), pid)
             for (x, y), n in cooccurs_changes(before, top_concepts(self.mentions[pid].items())):
                 self.bumps[(x, "CO_OCCURS", y)] += n
@@ -536,7 +538,12 @@ class Neo4jStore(Neo4jReads):
     def _upsert_tx(self, tx: Tx, records: list[PaperRecord]) -> UpsertSummary:
         self._exec(tx, q.lock_writers())
         plan = self._plan_provisional(tx, records)
-        batch = self._load_state(tx, plan.records, [pid for _, pid, _, _ in plan.promote])
+        batch = self._load_state(
+            tx,
+            plan.records,
+            [p.paper for p in plan.promote],
+            [end for p in plan.promote for link in p.links for end in (link.start, link.end)],
+        )
         summary = UpsertSummary()
         batch.apply_plan(plan, summary)
         self._write(tx, batch)
@@ -555,10 +562,13 @@ class Neo4jStore(Neo4jReads):
                 stored.setdefault(cid, {})[pid] = (json.loads(node), json.loads(rel))
         return plan_provisional(records, existing, stored)
 
-    def _load_state(self, tx: Tx, records: list[PaperRecord], carriers: Sequence[str] = ()) -> _Batch:
+    def _load_state(
+        self, tx: Tx, records: list[PaperRecord], carriers: Sequence[str] = (), linked: Sequence[str] = ()
+    ) -> _Batch:
         """The stored state the records touch; ``carriers``: stored papers of promoted concepts,
-        loaded like the batch's own papers."""
-        ids: dict[str, None] = dict.fromkeys(carriers)
+        loaded like the batch's own papers; ``linked``: the ends of the links their keyphrase
+        rows restore (:class:`kg.provisional.Promotion`), which need an element id."""
+        ids: dict[str, None] = dict.fromkeys([*carriers, *linked])
         for r in records:
             ids[r.paper.id] = None
             ids.update((n.id, None) for n in r.nodes)

@@ -440,7 +440,7 @@ class _Batch:
         :mod:`kg.provisional`), with the derived pairs their new MENTIONS make."""
         if not self.plan.promote:
             return
-        papers = sorted({pid for _, pid, _, _ in self.plan.promote} - set(self.mentions))
+        papers = sorted({p.paper for p in self.plan.promote} - set(self.mentions))
         for pid in papers:
             self.mentions[pid] = {}
         for chunk in chunked(papers):
@@ -450,7 +450,7 @@ class _Batch:
                 chunk,
             ):
                 self.mentions[start][end] = _score(schema.loads(blob))
-        missing = sorted({pid for _, pid, _, _ in self.plan.promote} - set(self.props))
+        missing = sorted({p.paper for p in self.plan.promote} - set(self.props))
         for chunk in chunked(missing):
             marks = ",".join("?" * len(chunk))
             for nid, label, blob in self.c.execute(
@@ -458,17 +458,19 @@ class _Batch:
             ):
                 self.props[nid] = schema.loads(blob)
                 self.labels[nid] = label
-        for cid, pid, node, rel in self.plan.promote:
+        for cid, pid, node, rel, phrases, links in self.plan.promote:
             # The phrase is a node now: it leaves the paper's keyphrases (as if it had been one
             # from the start, so the order the papers came in does not show).
             paper = self.props.get(pid)
-            promoted = without_phrase(paper, node.get("name")) if paper is not None else None
+            promoted = without_phrase(paper, phrases) if paper is not None else None
             if paper is not None and promoted is not None:
                 self.changed_nodes.setdefault(pid, dict(paper))
                 self.props[pid] = promoted
                 self.last_input.pop(pid, None)
             before = top_concepts(self.mentions[pid].items())
             self._merge_node(cid, "Concept", node)
+            for link in links:  # its BROADER links, which the row kept (kg.provisional)
+                self._merge_rel(link.key, link.properties)
             key = (pid, "MENTIONS", cid)
             self._merge_rel(key, rel)
             self.mentions[pid][cid] = _score(self.rels[key])
