@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from kg.authors_report import AuthorIdentityStats
+from kg.collector import collector_relaxed
 from kg.extract_pool import Built, Extractor
 from kg.models import RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
@@ -126,29 +127,30 @@ def ingest(
         if progress is not None:
             progress.update(str(current["file"]), int(current["index"]), len(files), report.read)
 
-    try:
-        for i, path in enumerate(files, start=1):
-            current["file"], current["index"] = str(path), i - 1
-            result = read_file(path)
-            report.authors.add(result.papers)
-            report.files += 1
-            report.read += len(result.papers)
-            report.problems.extend(result.problems)
-            for paper in result.papers:
-                pending.append(paper)
-                if len(pending) >= batch_size:
-                    for built in extractor.submit(pending):
-                        write(built)
-                    pending = []
-            if progress is not None:
-                progress.update(str(path), i, len(files), report.read)
-        if pending:
-            for built in extractor.submit(pending):
+    with collector_relaxed():  # the writer's heap: see kg.collector
+        try:
+            for i, path in enumerate(files, start=1):
+                current["file"], current["index"] = str(path), i - 1
+                result = read_file(path)
+                report.authors.add(result.papers)
+                report.files += 1
+                report.read += len(result.papers)
+                report.problems.extend(result.problems)
+                for paper in result.papers:
+                    pending.append(paper)
+                    if len(pending) >= batch_size:
+                        for built in extractor.submit(pending):
+                            write(built)
+                        pending = []
+                if progress is not None:
+                    progress.update(str(path), i, len(files), report.read)
+            if pending:
+                for built in extractor.submit(pending):
+                    write(built)
+            for built in extractor.drain():
                 write(built)
-        for built in extractor.drain():
-            write(built)
-    finally:
-        extractor.close()
+        finally:
+            extractor.close()
     store.flush()
     if progress is not None:
         progress.close()
