@@ -59,6 +59,15 @@ def _read_lines(path: Path, start: int, count: int) -> list[str]:
     return out
 
 
+def _run_queue_wait() -> float:
+    """Seconds this thread waited for a CPU so far (Linux schedstat; 0 elsewhere): on a shared
+    machine, wall time minus CPU minus this wait is the time spent waiting on I/O."""
+    try:
+        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def _checkpointed(db: Path) -> None:
     """Fold the WAL into the main file, so copying the one file copies the whole store."""
     conn = sqlite3.connect(db)
@@ -91,16 +100,19 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     data_dir = args.work / f"run-{os.getpid()}"
     data_dir.mkdir(parents=True)
     shutil.copyfile(args.work / f"base-{args.base}" / DB_FILE, data_dir / DB_FILE)
+    with (data_dir / DB_FILE).open("rb+") as f:
+        os.fsync(f.fileno())  # else the copy's write-back lands in the run's first checkpoint
     store = SQLiteStore(data_dir)
     times: list[float] = []
     try:
         with tuned() if tuned is not None else contextlib.nullcontext():
-            cpu0, t0 = time.process_time(), time.perf_counter()
+            cpu0, t0, q0 = time.process_time(), time.perf_counter(), _run_queue_wait()
             for blob in blobs:
                 t = time.perf_counter()
                 store.upsert(pickle.loads(blob))  # noqa: S301 - our own records, written above
                 times.append(time.perf_counter() - t)
             wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+            queued = _run_queue_wait() - q0
     finally:
         store.close()
     result = {
@@ -108,6 +120,8 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         "papers": args.papers,
         "seconds": wall,
         "cpu_seconds": cpu,
+        "run_queue_seconds": queued,
+        "io_wait_seconds": max(0.0, wall - cpu - queued),
         "papers_per_s": args.papers / wall,
         "batch_p50": pct(times, 50),
         "batch_p95": pct(times, 95),
@@ -152,7 +166,14 @@ def build_base(args: argparse.Namespace, code: Path) -> None:
     print(f"  {time.perf_counter() - t0:.0f} s", flush=True)
 
 
-def run_child(args: argparse.Namespace, code: Path) -> dict[str, Any]:
+def _variant(spec: str) -> tuple[Path, int | None]:
+    """``DIR`` or ``DIR@N``: a checkout, and the papers per upsert for it (default ``--batch-size``)."""
+    path, _, size = spec.partition("@")
+    return Path(path).resolve(), int(size) if size else None
+
+
+def run_child(args: argparse.Namespace, spec: str) -> dict[str, Any]:
+    code, size = _variant(spec)
     cmd = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -167,7 +188,7 @@ def run_child(args: argparse.Namespace, code: Path) -> dict[str, Any]:
         "--papers",
         str(args.papers),
         "--batch-size",
-        str(args.batch_size),
+        str(size or args.batch_size),
     ]
     cmd += ["--keep"] if args.keep else []
     cmd += [] if args.load_nlp else ["--no-nlp"]
@@ -187,7 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", type=int, default=25_000, help="records in the base store")
     parser.add_argument("--papers", type=int, default=5_000, help="records upserted per timed run")
     parser.add_argument("--batch-size", type=int, default=500)
-    parser.add_argument("--code", type=Path, action="append", help="checkout(s) to time (default: this one)")
+    parser.add_argument(
+        "--code",
+        action="append",
+        help="checkout(s) to time, DIR or DIR@PAPERS_PER_UPSERT (default: this one)",
+    )
     parser.add_argument("--runs", type=int, default=3, help="runs per checkout, alternated")
     parser.add_argument(
         "--keep", action="store_true", help="keep each run's store (for bench/sqlite_dump.py)"
@@ -203,27 +228,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.child_code is not None:
         print(json.dumps(child(args)))
         return 0
-    codes = [c.resolve() for c in (args.code or [ROOT])]
+    codes: list[str] = args.code or [str(ROOT)]
     args.work.mkdir(parents=True, exist_ok=True)
-    build_base(args, codes[0])
-    results: dict[str, list[dict[str, Any]]] = {str(c): [] for c in codes}
+    build_base(args, _variant(codes[0])[0])
+    results: dict[str, list[dict[str, Any]]] = {c: [] for c in codes}
     for i in range(args.runs):
         for code in codes:
             r = run_child(args, code)
-            results[str(code)].append(r)
+            results[code].append(r)
             print(
-                f"run {i + 1} {code.name}: {r['papers_per_s']:.0f} papers/s ({r['seconds']:.1f} s, "
-                f"CPU {r['cpu_seconds']:.1f} s), batch p50 {r['batch_p50']:.2f} s "
+                f"run {i + 1} {Path(code).name}: {r['papers_per_s']:.0f} papers/s ({r['seconds']:.1f} s, "
+                f"CPU {r['cpu_seconds']:.1f} s, queued {r['run_queue_seconds']:.1f} s, "
+                f"I/O {r['io_wait_seconds']:.1f} s), batch p50 {r['batch_p50']:.2f} s "
                 f"p95 {r['batch_p95']:.2f} s, "
                 f"peak RSS {r['peak_rss_mb']:.0f} MB, load {r['load_before']:.2f} -> {r['load_after']:.2f}",
                 flush=True,
             )
     print("medians:")
     for code, rs in results.items():
-        med = {k: statistics.median(r[k] for r in rs) for k in ("papers_per_s", "seconds", "cpu_seconds")}
+        keys = ("papers_per_s", "seconds", "cpu_seconds", "io_wait_seconds", "batch_p50", "batch_p95")
+        med = {k: statistics.median(r[k] for r in rs) for k in keys}
         print(
             f"  {Path(code).name}: {med['papers_per_s']:.0f} papers/s, {med['seconds']:.1f} s wall, "
-            f"{med['cpu_seconds']:.1f} s CPU ({len(rs)} runs)"
+            f"{med['cpu_seconds']:.1f} s CPU, {med['io_wait_seconds']:.1f} s I/O, batch p50 "
+            f"{med['batch_p50']:.2f} s p95 {med['batch_p95']:.2f} s ({len(rs)} runs)"
         )
     if args.out is not None:
         args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
