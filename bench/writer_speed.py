@@ -12,12 +12,14 @@ size (the B-tree misses and the commit cost grow with it). ``--code DIR`` runs t
 another checkout's ``kg`` (e.g. a detached worktree of main), and several ``--code`` alternate
 old and new in one session, so the shared machine's drift hits both alike; compare ratios.
 The child holds the spaCy pipeline loaded, as the ingest process does (its objects are what
-CPython's collector walks), and applies the collector settings of ``kg.ingest`` when the code
-has them.
+CPython's collector walks), and applies the collector settings ``kg.ingest`` applies
+(``kg.collector.collector_relaxed``) when the code has them. ``--code DIR@N`` upserts N papers
+per transaction for that checkout (``kg ingest`` groups extracted batches: ``KG_WRITE_BATCH_SIZE``).
+``--keep`` keeps each run's store for ``bench/sqlite_dump.py``.
 
     python bench/neo4j_load.py --extract-to /tmp/records.jsonl --papers 30000   # once
     python bench/writer_speed.py --records /tmp/records.jsonl --work /tmp/ws --base 25000 \\
-        --papers 5000 --code ../wt-base --code . --runs 5
+        --papers 5000 --code ../wt-base --code . --code .@2000 --runs 3
 """
 
 from __future__ import annotations
@@ -172,6 +174,11 @@ def _variant(spec: str) -> tuple[Path, int | None]:
     return Path(path).resolve(), int(size) if size else None
 
 
+def _label(spec: str) -> str:
+    path, size = _variant(spec)
+    return path.name + (f"@{size}" if size else "")
+
+
 def run_child(args: argparse.Namespace, spec: str) -> dict[str, Any]:
     code, size = _variant(spec)
     cmd = [
@@ -237,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             r = run_child(args, code)
             results[code].append(r)
             print(
-                f"run {i + 1} {Path(code).name}: {r['papers_per_s']:.0f} papers/s ({r['seconds']:.1f} s, "
+                f"run {i + 1} {_label(code)}: {r['papers_per_s']:.0f} papers/s ({r['seconds']:.1f} s, "
                 f"CPU {r['cpu_seconds']:.1f} s, queued {r['run_queue_seconds']:.1f} s, "
                 f"I/O {r['io_wait_seconds']:.1f} s), batch p50 {r['batch_p50']:.2f} s "
                 f"p95 {r['batch_p95']:.2f} s, "
@@ -249,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         keys = ("papers_per_s", "seconds", "cpu_seconds", "io_wait_seconds", "batch_p50", "batch_p95")
         med = {k: statistics.median(r[k] for r in rs) for k in keys}
         print(
-            f"  {Path(code).name}: {med['papers_per_s']:.0f} papers/s, {med['seconds']:.1f} s wall, "
+            f"  {_label(code)}: {med['papers_per_s']:.0f} papers/s, {med['seconds']:.1f} s wall, "
             f"{med['cpu_seconds']:.1f} s CPU, {med['io_wait_seconds']:.1f} s I/O, batch p50 "
             f"{med['batch_p50']:.2f} s p95 {med['batch_p95']:.2f} s ({len(rs)} runs)"
         )

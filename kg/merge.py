@@ -47,7 +47,7 @@ KIND_ORDER: tuple[str, ...] = ("MODEL", "DATASET", "METRIC", "METHOD", "TASK", "
 # Keys some rule above treats specially. A first insert (nothing stored yet) of a map with none
 # of them and no ``None`` is its own normal form, in the same key order, so merge_properties
 # returns a copy at once: most relationships of a batch (MENTIONS, AUTHORED) are new and carry
-# only plain scalars, and the general path cost the ingest writer about a sixth of its CPU.
+# only plain scalars (merging was about a sixth of the ingest writer's CPU at 100k papers).
 RULED_KEYS: frozenset[str] = UNION_LIST_PROPERTIES | {*TITLE_GROUP, *CURATED_GROUP}
 
 

@@ -37,7 +37,8 @@ BUSY_TIMEOUT_S = 120.0
 # hashes, so a batch's rows land all over the B-trees: at 25k papers one transaction of 500
 # papers dirtied 57k pages (40% of the file), and the commit writes each of them to the WAL and
 # the checkpoint back. A larger transaction shares most of those pages among more papers:
-# 3,000 papers cost 30% less writer CPU per paper than 500 (bench/README.md, "Writer").
+# 2,000 papers per transaction cost 19% less writer CPU per paper than 500 (bench/README.md,
+# "Writer, 2026-12-02"); the cost is memory (the transaction's records and plan, ~+250 MB RSS).
 # It stays small enough that a killed ingest redoes little and a concurrent writer waits
 # seconds, not minutes, for the lock (BUSY_TIMEOUT_S).
 WRITE_BATCH = 2000
