@@ -108,8 +108,8 @@ def ingest(
     Papers are extracted in batches of ``batch_size``; ``jobs`` > 1 extracts them in that many
     worker processes ahead of the writes (:mod:`kg.extract_pool`). Consecutive batches are
     written together, in input order, as one upsert (one transaction) once they hold
-    ``write_size`` papers (default: ``batch_size``, each batch alone), and ``on_batch`` is
-    called after each write. Batch boundaries do not change the graph (the store contract), so
+    ``write_size`` papers (``None``: each extracted batch alone), and ``on_batch`` is called
+    after each write. Batch boundaries do not change the graph (the store contract), so
     neither does ``write_size``; it trades the papers an interrupted ingest must redo, and how
     long other writers wait for the lock, against the cost per paper of a transaction.
     """
@@ -122,7 +122,6 @@ def ingest(
     current: dict[str, str | int] = {"file": "", "index": 0}
     extractor = Extractor(pipeline, jobs)
     group: list[PaperRecord] = []  # extracted, not written yet
-    papers_per_write = batch_size if write_size is None else max(1, write_size)
 
     def flush_group() -> None:
         records = group[:]
@@ -136,7 +135,7 @@ def ingest(
         records, problems = built
         report.problems.extend(problems)
         group.extend(records)
-        if len(group) >= papers_per_write:
+        if write_size is None or len(group) >= write_size:
             flush_group()
         if progress is not None:
             progress.update(str(current["file"]), int(current["index"]), len(files), report.read)
@@ -163,7 +162,8 @@ def ingest(
                     write(built)
             for built in extractor.drain():
                 write(built)
-            flush_group()
+            if group:  # the last, partial group
+                flush_group()
         finally:
             extractor.close()
     store.flush()

@@ -173,5 +173,5 @@ def test_grouped_writes_give_the_graph_batch_by_batch_writes_give(tmp_path: Path
 def test_write_size_is_the_setting_or_the_backends_choice() -> None:
     assert write_size(Settings(backend="sqlite")) == WRITE_BATCH
     assert write_size(Settings(backend="sqlite", batch_size=5000)) == 5000
-    assert write_size(Settings(backend="neo4j", batch_size=300)) == 300
+    assert write_size(Settings(backend="neo4j", batch_size=300)) is None  # each batch alone
     assert write_size(Settings(backend="neo4j", write_batch_size=800)) == 800
