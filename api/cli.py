@@ -137,6 +137,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from kg.ingest import Progress, ingest
     from kg.nlp import load_nlp
     from kg.pipeline import Pipeline
+    from kg.stores import write_size
 
     settings = _settings(args)
     if args.bulk:
@@ -153,7 +154,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         progress = Progress(enabled=False if args.no_progress else None)
         jobs = settings.jobs or default_jobs()
         report = ingest(
-            args.paths, store, pipeline, batch_size=settings.batch_size, jobs=jobs, progress=progress
+            args.paths,
+            store,
+            pipeline,
+            batch_size=settings.batch_size,
+            jobs=jobs,
+            progress=progress,
+            write_size=write_size(settings),
         )
     finally:
         store.close()

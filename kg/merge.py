@@ -47,6 +47,11 @@ TITLE_GROUP = ("title", "titleSource", "shortTitle")
 CURATED_GROUP = ("name", "kind", "source")
 # Specific kinds, most specific first; CONCEPT (the generic kind) loses to all of them.
 KIND_ORDER: tuple[str, ...] = ("MODEL", "DATASET", "METRIC", "METHOD", "TASK", "CONCEPT")
+# Keys some rule above treats specially. A first insert (nothing stored yet) of a map with none
+# of them and no ``None`` is its own normal form, in the same key order, so merge_properties
+# returns a copy at once: most relationships of a batch (MENTIONS, AUTHORED) are new and carry
+# only plain scalars (merging was about a sixth of the ingest writer's CPU at 100k papers).
+RULED_KEYS: frozenset[str] = UNION_LIST_PROPERTIES | {*TITLE_GROUP, *CURATED_GROUP}
 
 
 def spelling_rank(text: str) -> tuple[int, int, int, str]:
@@ -181,6 +186,13 @@ def merge_properties(old: Properties, new: Properties) -> Properties:
     ...                  {"name": "grape", "source": "discovered", "aliases": []})
     {'name': 'GRAPE', 'source': 'discovered', 'aliases': ['grape']}
     """
+    if not old and new.keys().isdisjoint(RULED_KEYS) and None not in new.values():
+        return dict(new)  # a first insert that no rule touches: see RULED_KEYS
+    return merge_by_rules(old, new)
+
+
+def merge_by_rules(old: Properties, new: Properties) -> Properties:
+    """:func:`merge_properties` without its first-insert shortcut (the tests compare the two)."""
     merged: Properties = {k: v for k, v in old.items() if v is not None}
     title_sides = [s for s in (old, new) if s.get("title") is not None]
     if len(title_sides) == 2 and all(old.get(k) == new.get(k) for k in TITLE_GROUP):

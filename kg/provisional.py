@@ -181,6 +181,9 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
             out.drop.add(cid)
     for r in records:
         hidden = {n.id: n for n in r.nodes if _is_provisional(n) and n.id not in visible}
+        if not hidden and not any(_is_provisional(n) for n in r.nodes):
+            out.records.append(r)  # nothing provisional: the record as it came (no copies)
+            continue
         if not hidden:
             nodes = [
                 n.model_copy(update={"properties": _stripped(n.properties)}) if _is_provisional(n) else n

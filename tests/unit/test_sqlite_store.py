@@ -106,7 +106,13 @@ def test_a_crafted_graph_pickle_is_never_loaded(tmp_path: Path) -> None:
 def test_two_concurrent_ingests_both_land_completely(tmp_path: Path) -> None:
     a = _listing(tmp_path / "a.jsonl", "alpha", 300)
     b = _listing(tmp_path / "b.jsonl", "beta", 300)
-    env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "kg"), "KG_BATCH_SIZE": "10"}
+    # transactions of 10 papers, so the two writers' commits interleave
+    env = {
+        **os.environ,
+        "KG_DATA_DIR": str(tmp_path / "kg"),
+        "KG_BATCH_SIZE": "10",
+        "KG_WRITE_BATCH_SIZE": "10",
+    }
     procs = [
         subprocess.Popen([*KG, "ingest", "--no-progress", str(f)], env=env, stdout=subprocess.PIPE, text=True)
         for f in (a, b)
@@ -143,7 +149,13 @@ def test_a_killed_ingest_leaves_whole_batches(tmp_path: Path) -> None:
     """SIGKILL an ingest mid-way: the store opens, passes SQLite's integrity check, and holds a
     whole number of committed batches; a rerun completes it."""
     big = _listing(tmp_path / "big.jsonl", "gamma", 4000)
-    env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "kg"), "KG_BATCH_SIZE": "50", "KG_JOBS": "2"}
+    env = {
+        **os.environ,
+        "KG_DATA_DIR": str(tmp_path / "kg"),
+        "KG_BATCH_SIZE": "50",
+        "KG_WRITE_BATCH_SIZE": "50",
+        "KG_JOBS": "2",
+    }
     proc = subprocess.Popen([*KG, "ingest", "--no-progress", str(big)], env=env)
     db = tmp_path / "kg" / DB_FILE
     deadline = time.monotonic() + 120
@@ -178,7 +190,13 @@ def test_a_full_disk_is_one_clear_line_and_exit_2_and_keeps_the_store(tmp_path: 
     import resource
 
     big = _listing(tmp_path / "big.jsonl", "delta", 3000)
-    env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "kg"), "KG_BATCH_SIZE": "50", "KG_JOBS": "1"}
+    env = {
+        **os.environ,
+        "KG_DATA_DIR": str(tmp_path / "kg"),
+        "KG_BATCH_SIZE": "50",
+        "KG_WRITE_BATCH_SIZE": "50",  # transactions of 50 papers: several fit in 1 MB
+        "KG_JOBS": "1",
+    }
 
     def small_files() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process

@@ -33,6 +33,15 @@ from kg.stores.sqlite.reads import SQLiteReads, chunked
 DB_FILE = "graph.sqlite"
 LEGACY_PICKLE = "graph.pickle"
 BUSY_TIMEOUT_S = 120.0
+# Papers per transaction when ``kg ingest`` writes here (kg.stores.write_size). Ids are content
+# hashes, so a batch's rows land all over the B-trees: at 25k papers one transaction of 500
+# papers dirtied 57k pages (40% of the file), and the commit writes each of them to the WAL and
+# the checkpoint back. A larger transaction shares most of those pages among more papers:
+# 2,000 papers per transaction cost 19% less writer CPU per paper than 500 (bench/README.md,
+# "Writer, 2026-12-02"); the cost is memory (the transaction's records and plan, ~+250 MB RSS).
+# It stays small enough that a killed ingest redoes little and a concurrent writer waits
+# seconds, not minutes, for the lock (BUSY_TIMEOUT_S).
+WRITE_BATCH = 2000
 
 RelKey = tuple[str, str, str]
 
@@ -513,6 +522,7 @@ class _Batch:
 
     def _write(self) -> None:
         c = self.c
+        degree = self._paper_degree()
         new_rows = []
         update_rows = []
         for nid in self.changed_nodes:
@@ -520,12 +530,14 @@ class _Batch:
             props = self.props[nid]
             cols = schema.node_columns(nid, label, props)
             if nid in self.new_nodes:
-                new_rows.append((nid, label, schema.dumps(props), *cols))
+                # A new node is written with its paper count: one B-tree write instead of an
+                # insert and then an update that moves it in ``nodes_by_count``.
+                new_rows.append((nid, label, schema.dumps(props), *cols, degree.pop(nid, 0)))
             else:
                 update_rows.append((schema.dumps(props), *cols, nid))
         c.executemany(
-            "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text) "
-            "VALUES (?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text, "
+            "paper_count) VALUES (?,?,?,?,?,?,?,?,?,?)",
             new_rows,
         )
         c.executemany(
@@ -542,14 +554,6 @@ class _Batch:
                 for s, t, e in sorted(self.changed_rels)
             ],
         )
-        degree: dict[str, int] = defaultdict(int)
-        degree.update(self.about_delta)
-        for s, t, e in self.new_rels:
-            if t == "MENTIONS":
-                continue  # counted in about_delta
-            side = schema.PAPER_DEGREE.get(t)
-            if side is not None:
-                degree[s if side == "start" else e] += 1
         c.executemany(
             "UPDATE nodes SET paper_count = paper_count + ? WHERE id = ?", [(n, i) for i, n in degree.items()]
         )
@@ -564,6 +568,18 @@ class _Batch:
         )
         c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 
+    def _paper_degree(self) -> dict[str, int]:
+        """The change of each node's ``paper_count`` this batch makes (see the schema)."""
+        degree: dict[str, int] = defaultdict(int)
+        degree.update(self.about_delta)
+        for s, t, e in self.new_rels:
+            if t == "MENTIONS":
+                continue  # counted in about_delta
+            side = schema.PAPER_DEGREE.get(t)
+            if side is not None:
+                degree[s if side == "start" else e] += 1
+        return degree
+
     def _write_keys_and_text(self) -> None:
         c = self.c
         keyed = [n for n in self.changed_nodes if self.labels[n] in ("Concept", "Author")]
@@ -576,7 +592,8 @@ class _Batch:
             if nid not in self.new_nodes:
                 c.execute("DELETE FROM name_keys WHERE node_id = ?", (nid,))
             key_rows.extend(new_rows)
-        c.executemany("INSERT OR IGNORE INTO name_keys (key, rank, node_id) VALUES (?,?,?)", key_rows)
+        # in key order, for B-tree locality (rows are whole keys, so the order changes nothing else)
+        c.executemany("INSERT OR IGNORE INTO name_keys (key, rank, node_id) VALUES (?,?,?)", sorted(key_rows))
         texts: dict[str, tuple[str, str, str, str]] = {}
         for nid in self.changed_nodes:
             row = schema.fts_row(self.labels[nid], self.props[nid])
