@@ -12,7 +12,7 @@ from spacy.tokenizer import Tokenizer
 from extractors.concepts.titles import study_phrase
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
 from extractors.registry import ExtractInput, Parts, get_extractor
-from extractors.text import extraction_text
+from extractors.text import extraction_parts
 from kg.collector import collector_paused
 from kg.ids import paper_id
 from kg.merge import merge_properties, normalize_properties
@@ -92,6 +92,7 @@ class Pipeline:
         """Records for the papers that could be processed, problems for the others."""
         ids: list[str] = []
         texts: list[str] = []
+        title_ends: list[int] = []
         kept: list[RawPaper] = []
         problems: list[ReadProblem] = []
         for p in papers:
@@ -101,7 +102,9 @@ class Pipeline:
                 problems.append(ReadProblem(p.file, p.line, str(e)))
                 continue
             kept.append(p)
-            texts.append(extraction_text(p.title, p.abstract))
+            text, title_end = extraction_parts(p.title, p.abstract)
+            texts.append(text)
+            title_ends.append(title_end)
         records: list[PaperRecord] = []
         with collector_paused():
             if self.mode == "fast":
@@ -110,8 +113,10 @@ class Pipeline:
             else:
                 disable = [name for name in _ACCURATE_DISABLE if name in self.nlp.pipe_names]
                 docs = self.nlp.pipe(texts, batch_size=self.batch_size, disable=disable)
-            for p, pid, text, doc in zip(kept, ids, texts, docs, strict=True):
-                x = ExtractInput(paper=p, paper_id=pid, doc=doc, text=text, context=self.context)
+            for p, pid, text, title_end, doc in zip(kept, ids, texts, title_ends, docs, strict=True):
+                x = ExtractInput(
+                    paper=p, paper_id=pid, doc=doc, text=text, title_end=title_end, context=self.context
+                )
                 try:
                     records.append(self._record(x))
                 except Exception as e:  # one paper's failure must not abort the ingest

@@ -28,6 +28,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress
+from operator import methodcaller
 
 from spacy.tokens import Doc
 
@@ -52,6 +54,7 @@ from extractors.concepts.tokens import (
     NAME,
     Lexicon,
     TokenStream,
+    positions,
     stream_from_doc,
 )
 from extractors.concepts.vocabulary import Vocabulary, match_stream
@@ -492,8 +495,9 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     if background.adjective_keywords:
         adjectives = background.adjective_keywords
         cls_ = stream.cls
-        for i, k in enumerate(keys):
-            if k in adjectives and cls_[i] == "A" and (k,) not in index:
+        for i in positions(keys, adjectives):
+            k = keys[i]
+            if cls_[i] == "A" and (k,) not in index:
                 plain.setdefault((k,), []).append((i, i + 1))
 
     # 4. Known keyphrases spanning a function word ("mixture of experts").
@@ -717,7 +721,7 @@ def _clause_gerunds(stream: TokenStream, pairs: frozenset[tuple[str, str]]) -> N
     """
     text, cls, keys, glued = stream.text, stream.cls, stream.keys, stream.glued
     last = len(text) - 1
-    for i in [i for i, t in enumerate(text) if t.endswith("ing")]:
+    for i in compress(range(len(text)), map(methodcaller("endswith", "ing"), text)):
         if (
             0 < i < last
             and cls[i] == "N"
@@ -739,7 +743,7 @@ def _verbs_before_determiners(stream: TokenStream) -> None:
     ditransitive "give robots the ability" has a one-word run), so the run ends before it.
     """
     keys, cls, flags = stream.keys, stream.cls, stream.flags
-    for i in [i for i, k in enumerate(keys) if k in _DETERMINERS]:
+    for i in positions(keys, _DETERMINERS):
         j = i - 1
         if j > 0 and cls[j] == "N" and cls[j - 1] in ("N", "A") and not flags[j] & (NAME | CAPS | DIGIT):
             cls[j] = "V"
@@ -747,6 +751,7 @@ def _verbs_before_determiners(stream: TokenStream) -> None:
 
 _PERFECT = frozenset({"have", "has", "had"})
 _RELATIVE = frozenset({"that", "which", "who"})
+_PERFECT_OR_RELATIVE = _PERFECT | _RELATIVE
 
 
 def _finite_verbs(stream: TokenStream, lexicon: Lexicon) -> None:
@@ -760,7 +765,7 @@ def _finite_verbs(stream: TokenStream, lexicon: Lexicon) -> None:
     """
     keys, cls, text = stream.keys, stream.cls, stream.text
     last = len(keys) - 1
-    for i in [i for i, k in enumerate(keys) if k in _PERFECT or k in _RELATIVE]:
+    for i in positions(keys, _PERFECT_OR_RELATIVE):
         j = i + 1
         if j < last and cls[j] == "R":
             j += 1

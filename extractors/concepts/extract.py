@@ -156,7 +156,8 @@ def paper_analysis(x: ExtractInput) -> Analysis | None:
     background = x.context.get("background")
     if not isinstance(background, Background):
         background = load_background()
-    return analyse(x.doc, x.text, title_length(x.paper.title), vocab, background)
+    title_end = title_length(x.paper.title) if x.title_end is None else x.title_end
+    return analyse(x.doc, x.text, title_end, vocab, background)
 
 
 def _evidence(analysis: Analysis, c: Candidate, limit: int = MAX_EVIDENCE) -> list[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from operator import add, and_, eq
@@ -41,6 +41,7 @@ __all__ = [
     "Lexicon",
     "TokenStream",
     "fallback_class",
+    "positions",
     "stream_from_doc",
     "tag_class",
 ]
@@ -347,6 +348,18 @@ def _stream_loop(doc: Doc, lexicon: Lexicon, tagged: bool, title_end: int = 0) -
     if True in glued_out:
         _mark_compounds(out)
     return out
+
+
+def positions(keys: Sequence[str], wanted: Container[str]) -> Iterator[int]:
+    """Indices of the keys in ``wanted``, in order, found by C-level ``map``/``compress``.
+
+    The matchers visit only such positions; a per-token Python comprehension to find them
+    cost as much as the visit itself.
+
+    >>> list(positions(("a", "the", "b", "the"), {"the"}))
+    [1, 3]
+    """
+    return compress(range(len(keys)), map(wanted.__contains__, keys))
 
 
 def _marked(flags: Sequence[int]) -> list[int]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg.ids import author_id, paper_id, split_nickname, topic_id
+from kg.ids import author_id, fold, paper_id, split_nickname, text_key, topic_id
 from kg.merge import merge_all, merge_properties, normalize_properties
 from kg.models import Properties
 
@@ -195,3 +197,42 @@ def test_normalize_properties_is_merge_with_an_empty_side(props: Properties) -> 
 )
 def test_normalize_properties_edge_cases(props: Properties) -> None:
     assert list(normalize_properties(props).items()) == list(merge_properties({}, props).items())
+
+
+def _reference_fold(text: str) -> str:
+    """The former :func:`kg.ids.fold`: every character of a non-ASCII text looked at."""
+    if text.isascii():
+        return re.sub(r"\s+", " ", text.lower()).strip()
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return re.sub(r"\s+", " ", stripped.casefold()).strip()
+
+
+def _reference_text_key(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", " ", _reference_fold(text)).strip()
+
+
+TRICKY_TEXTS = [
+    "",
+    "   ",
+    "Korbinian Pöppel",
+    "  Équilibres  de Nash: (un) résumé ",
+    "Straße \u00df ẞ İstanbul ﬁne Kelvin \u212a",  # casefold and NFKD that produce ASCII letters
+    "e\u0301 combining mark after an ASCII letter, and \u0301 a lone one",
+    "“curly” — dashes – and\u00a0no-break\u2009spaces\n\tnewlines",
+    "日本語のタイトル and ASCII",
+    "ASCII only, With Case: 123",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY_TEXTS)
+def test_fold_and_text_key_equal_the_reference(text: str) -> None:
+    assert fold(text) == _reference_fold(text)
+    assert text_key(text) == _reference_text_key(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ 9-\t\né\u0301ßİ\u212a“日\u00a0.ﬁ"), max_size=30))
+def test_fold_and_text_key_equal_the_reference_on_generated_text(text: str) -> None:
+    assert fold(text) == _reference_fold(text)
+    assert text_key(text) == _reference_text_key(text)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from extractors.text import MATH_PLACEHOLDER, clean_text, extraction_text, sentence_spans, title_length
+from extractors.text import (
+    MATH_PLACEHOLDER,
+    clean_text,
+    extraction_parts,
+    extraction_text,
+    sentence_spans,
+    title_length,
+)
 
 
 @pytest.mark.parametrize(
@@ -61,3 +68,21 @@ def test_sentence_spans_respect_abbreviations() -> None:
         "It works!",
         "Third (i.e. last) one",
     ]
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        None,
+        "",
+        "   ",
+        "A Title",
+        "Why Bandits?",
+        "DEEPCAST : UNIVERSAL TIME-SERIES FORECASTER",
+        "Ça $x$ marche.",
+    ],
+)
+@pytest.mark.parametrize("abstract", [None, "", "We study *bandits*.", "Élève naïve $\\alpha$ café."])
+def test_extraction_parts_is_text_and_title_length(title: str | None, abstract: str | None) -> None:
+    """The pipeline's one-pass helper agrees with the two functions other callers use."""
+    assert extraction_parts(title, abstract) == (extraction_text(title, abstract), title_length(title))
