@@ -115,7 +115,13 @@ class Pipeline:
                 docs = self.nlp.pipe(texts, batch_size=self.batch_size, disable=disable)
             for p, pid, text, title_end, doc in zip(kept, ids, texts, title_ends, docs, strict=True):
                 x = ExtractInput(
-                    paper=p, paper_id=pid, doc=doc, text=text, title_end=title_end, context=self.context
+                    paper=p,
+                    paper_id=pid,
+                    doc=doc,
+                    text=text,
+                    title_end=title_end,
+                    tokens_only=self.mode == "fast",
+                    context=self.context,
                 )
                 try:
                     records.append(self._record(x))

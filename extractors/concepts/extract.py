@@ -157,7 +157,7 @@ def paper_analysis(x: ExtractInput) -> Analysis | None:
     if not isinstance(background, Background):
         background = load_background()
     title_end = title_length(x.paper.title) if x.title_end is None else x.title_end
-    return analyse(x.doc, x.text, title_end, vocab, background)
+    return analyse(x.doc, x.text, title_end, vocab, background, x.tokens_only)
 
 
 def _evidence(analysis: Analysis, c: Candidate, limit: int = MAX_EVIDENCE) -> list[str]:

@@ -246,13 +246,16 @@ class Lexicon:
 Row = tuple[str, str, int, int, str, bool, bool, int]
 
 
-def stream_from_doc(doc: Doc, lexicon: Lexicon, title_end: int = 0) -> TokenStream:
+def stream_from_doc(
+    doc: Doc, lexicon: Lexicon, title_end: int = 0, tagged: bool | None = None
+) -> TokenStream:
     """The token stream of a Doc; tagged Docs (accurate mode) use the tagger's classes.
 
     The tagger reads Title Case as proper nouns, so title tokens (before ``title_end``) keep
-    the lexicon's classes in both modes.
+    the lexicon's classes in both modes. ``tagged=False`` says the Doc comes from the
+    tokenizer alone, sparing a scan of every token (``Doc.has_annotation``).
     """
-    return _stream_loop(doc, lexicon, doc.has_annotation("TAG"), title_end)
+    return _stream_loop(doc, lexicon, doc.has_annotation("TAG") if tagged is None else tagged, title_end)
 
 
 def _mark_compounds(out: TokenStream) -> None:

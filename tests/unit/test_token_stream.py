@@ -117,3 +117,22 @@ def test_hyphens_glue_words_and_split_tokens_are_split() -> None:
     assert list(s.text) == ["multi", "armed", "E(3)", "equivariant", "GSM8K", "."]
     assert list(s.glued) == [False, True, False, True, False, False]
     assert s.cls[0] == "A"  # the first part of a compound is a modifier
+
+
+def test_tokens_only_analysis_equals_the_annotation_checks() -> None:
+    """``tokens_only`` (fast mode) skips two scans of the Doc and changes nothing, empty Docs included."""
+    from extractors.concepts.analysis import analyse
+    from extractors.concepts.vocabulary import default_vocabulary
+
+    tokenizer = load_nlp(mode="fast").tokenizer
+    vocab = default_vocabulary(tokenizer)
+    background = load_background()
+    for raw in [*TEXTS, "We propose GRAPE (Group RepresentAtional Position Encoding) for LLMs."]:
+        text = extraction_text("Hyphen-Words in a Title", raw)
+        results = []
+        for tokens_only in (False, True):
+            a = analyse(tokenizer(text), text, len("Hyphen-Words in a Title"), vocab, background, tokens_only)
+            results.append([(c.key, c.score, c.spans, c.kind) for c in a.candidates] + [columns(a.stream)])
+        assert results[0] == results[1], text
+        empty = [analyse(tokenizer(""), "", 0, vocab, background, t).candidates for t in (False, True)]
+        assert empty == [[], []]
