@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from spacy.language import Language
@@ -34,6 +35,12 @@ SHORT_TITLE_CHARS = 40
 # Normalised nodes remembered by the identity of the extractor's node (see Pipeline._normal_node).
 NORMAL_CACHE_LIMIT = 8192
 DERIVED_TITLE_CHARS = 90
+
+
+@lru_cache(maxsize=1024)
+def _file_name(file: str) -> str:
+    """``Path(file).name``, once per file rather than once per paper."""
+    return Path(file).name
 
 
 def short_title(title: str) -> str:
@@ -135,7 +142,7 @@ class Pipeline:
             "title": p.title,
             "titleSource": "LISTING" if p.title else None,
             "abstract": p.abstract,
-            "sources": [f"{Path(p.file).name}:{p.line}"],
+            "sources": [f"{_file_name(p.file)}:{p.line}"],
         }
         if p.keywords:
             props["keywords"] = list(p.keywords)
