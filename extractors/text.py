@@ -52,6 +52,8 @@ _BOUNDARY = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9§(\[\"“])")
 _SPACE_BEFORE_PUNCT = re.compile(r" +([,.;:!?])")
 _MATH_RUNS = re.compile(rf"{MATH_PLACEHOLDER}(\s*{MATH_PLACEHOLDER})+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "al.", "fig.", "eq.", "cf.", "resp.", "approx.", "w.r.t.")
+# Characters enough to see any abbreviation at a sentence's end (one more than the longest).
+_ABBREVIATION_TAIL = max(map(len, _ABBREVIATIONS)) + 1
 
 
 def clean_text(text: str) -> str:
@@ -162,7 +164,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
-        if text[start : m.start()].lower().endswith(_ABBREVIATIONS):
+        # Only the sentence's last characters can end with an abbreviation: lower-casing the
+        # whole sentence at every boundary made this quadratic in the sentence length.
+        if text[max(start, m.start() - _ABBREVIATION_TAIL) : m.start()].lower().endswith(_ABBREVIATIONS):
             continue
         spans.append((start, m.start()))
         start = m.end()

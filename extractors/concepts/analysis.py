@@ -338,19 +338,39 @@ def display_name(stream: TokenStream, start: int, end: int) -> str:
 
     It depends on the words only, not on where they stand or how the paper hyphenated them,
     so every paper that names a concept gives it the same name (re-ingesting is a no-op).
+    Names are remembered by the tokens' texts, keys, flags and gluing (all it reads), as the
+    same phrases recur from paper to paper.
     """
+    parts = (
+        tuple(stream.text[start:end]),
+        tuple(stream.keys[start:end]),
+        tuple(stream.flags[start:end]),
+        tuple(stream.glued[start:end]),
+    )
+    hit = _DISPLAY_NAMES.get(parts)
+    if hit is None:
+        if len(_DISPLAY_NAMES) > STATIC_CACHE_LIMIT:
+            _DISPLAY_NAMES.clear()
+        hit = _DISPLAY_NAMES[parts] = _display_name(*parts)
+    return hit
+
+
+_DISPLAY_NAMES: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[bool, ...]], str] = {}
+
+
+def _display_name(
+    texts: tuple[str, ...], keys: tuple[str, ...], flags: tuple[int, ...], glued: tuple[bool, ...]
+) -> str:
     words: list[str] = []
     has_function = False
-    flags = stream.flags
-    glued = stream.glued
     prev_name = False
-    for i in range(start, end):
-        t = stream.text[i]
+    for i in range(len(texts)):
+        t = texts[i]
         if t in ("(", ")"):
             continue
         name = bool(flags[i] & (NAME | CAPS | DIGIT))
         w = t if flags[i] & (NAME | CAPS) else t.lower()
-        if stream.keys[i] in FUNCTION_WORDS:
+        if keys[i] in FUNCTION_WORDS:
             has_function = True
         if words and ((glued[i] and (name or prev_name)) or words[-1].rsplit("-", 1)[-1] in HYPHEN_PREFIXES):
             words[-1] = words[-1] + "-" + w

@@ -136,3 +136,18 @@ def test_tokens_only_analysis_equals_the_annotation_checks() -> None:
         assert results[0] == results[1], text
         empty = [analyse(tokenizer(""), "", 0, vocab, background, t).candidates for t in (False, True)]
         assert empty == [[], []]
+
+
+def test_display_names_are_remembered_by_everything_they_read() -> None:
+    """The same words, glued or not, keep their own names when the cache is warm."""
+    from extractors.concepts.analysis import display_name
+
+    tokenizer = load_nlp(mode="fast").tokenizer
+    lexicon = load_background().lexicon
+    glued = stream_from_doc(tokenizer("Qwen2.5-Coder Models"), lexicon)
+    spaced = stream_from_doc(tokenizer("Qwen2.5 Coder Models"), lexicon)
+    assert glued.text == spaced.text and glued.glued != spaced.glued
+    for _ in range(2):  # cold, then warm
+        assert display_name(glued, 0, len(glued)) == "Qwen2.5-coder model"
+        assert display_name(spaced, 0, len(spaced)) == "Qwen2.5 coder model"
+        assert display_name(spaced, 0, 0) == ""
