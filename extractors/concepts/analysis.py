@@ -728,9 +728,16 @@ class RankTerms:
         self.background = background
         index = {name: i for i, name in enumerate(FEATURES)}
         self._key_index = tuple(index[name] for name in _KEY_FEATURES)
-        self._binary = {
+        binary = {
             name: (ranker.term(index[name], 0.0), ranker.term(index[name], 1.0)) for name in _BINARY_FEATURES
         }
+        self._flags = tuple(binary[name] for name in _BINARY_FEATURES[:7])
+        self._kinds = tuple(binary[name] for name in _BINARY_FEATURES[7:])
+        # (weight, mean, scale) of the three features computed per candidate
+        self._dynamic = tuple(
+            (ranker.weights[i], ranker.mean[i], ranker.scale[i])
+            for i in (index["log_score"], index["log_count"], index["position"])
+        )
         self.by_key: dict[tuple[str, ...], tuple[tuple[float, ...], bool]] = {}
 
     def key_terms(self, key: tuple[str, ...]) -> tuple[tuple[float, ...], bool]:
@@ -760,40 +767,43 @@ class RankTerms:
         return hit
 
     def probability(self, analysis: Analysis, c: Candidate) -> tuple[float, bool]:
-        """(P(author keyword), generic) of one candidate: ``features`` + ``Ranker.probability``."""
+        """(P(author keyword), generic) of one candidate: ``features`` + ``Ranker.probability``.
+
+        The addends are summed left to right in one expression, as ``Ranker.from_terms`` does.
+        """
         (log_static, one_word, three_plus, log_keyword, idf, generic_term), generic = self.key_terms(c.key)
-        b = self._binary
-        term = self.ranker.term
+        (b_title, b_vocab, b_defined, b_introduced, b_named, b_first, b_contribution) = self._flags
+        (b_model, b_dataset, b_task, b_method, b_acronym) = self._kinds
+        (w0, m0, s0), (w3, m3, s3), (w4, m4, s4) = self._dynamic
         first, contribution = analysis.where(c)
         n = max(len(analysis.stream), 1)
         surface = analysis.stream.keys[c.spans[0][0]] if c.spans else ""
         kind = c.kind
-        p = self.ranker.from_terms(
-            (
-                term(0, math.log(max(c.score, 1e-3))),
-                log_static,
-                b["in_title"][c.in_title],
-                term(3, math.log(max(c.count, 1))),
-                term(4, c.first / n),
-                b["vocabulary"][c.source == "vocabulary"],
-                b["defined"][c.defined],
-                b["introduced"][c.introduced],
-                b["named"][c.named],
-                one_word,
-                three_plus,
-                log_keyword,
-                idf,
-                generic_term,
-                b["first_sentence"][first],
-                b["contribution"][contribution],
-                b["kind_model"][kind == "MODEL"],
-                b["kind_dataset"][kind == "DATASET"],
-                b["kind_task"][kind == "TASK"],
-                b["kind_method"][kind == "METHOD"],
-                b["acronym_surface"][surface.startswith("A:")],
-            )
+        z = (
+            self.ranker.bias
+            + w0 * (math.log(max(c.score, 1e-3)) - m0) / s0
+            + log_static
+            + b_title[c.in_title]
+            + w3 * (math.log(max(c.count, 1)) - m3) / s3
+            + w4 * (c.first / n - m4) / s4
+            + b_vocab[c.source == "vocabulary"]
+            + b_defined[c.defined]
+            + b_introduced[c.introduced]
+            + b_named[c.named]
+            + one_word
+            + three_plus
+            + log_keyword
+            + idf
+            + generic_term
+            + b_first[first]
+            + b_contribution[contribution]
+            + b_model[kind == "MODEL"]
+            + b_dataset[kind == "DATASET"]
+            + b_task[kind == "TASK"]
+            + b_method[kind == "METHOD"]
+            + b_acronym[surface.startswith("A:")]
         )
-        return p, generic
+        return self.ranker.squash(z), generic
 
 
 _TERM_ORDER = (

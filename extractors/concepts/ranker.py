@@ -128,6 +128,11 @@ class Ranker:
         z = self.bias
         for t in terms:
             z += t
+        return self.squash(z)
+
+    @staticmethod
+    def squash(z: float) -> float:
+        """The logistic function of the linear score, clipped to [-30, 30]."""
         return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
 
