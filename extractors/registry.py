@@ -27,6 +27,11 @@ class ExtractInput:
     paper_id: str
     doc: Doc | None = None
     text: str = ""  # the cleaned text the Doc was made from
+    # Characters of ``text`` that are the title (``extractors.text.title_length``), when the
+    # caller knows it already; ``None``: extractors compute it from the paper's title.
+    title_end: int | None = None
+    # The Doc comes from the tokenizer alone (fast mode): no tags, no parse to look for.
+    tokens_only: bool = False
     context: dict[str, Any] = field(default_factory=dict)
 
 

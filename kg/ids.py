@@ -22,11 +22,25 @@ def fold(text: str) -> str:
     >>> fold("Korbinian Pöppel")
     'korbinian poppel'
     """
+    return _SPACES.sub(" ", _fold_chars(text)).strip()
+
+
+def _fold_chars(text: str) -> str:
+    """Case folded and accents stripped, whitespace as it is (the part :func:`fold` and
+    :func:`text_key` share)."""
     if text.isascii():  # most names and every abstract in English: no accents to strip
-        return _SPACES.sub(" ", text.lower()).strip()
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _SPACES.sub(" ", stripped.casefold()).strip()
+    # Combining marks are never ASCII: only the non-ASCII runs (a few curly quotes, dashes and
+    # accented letters in an abstract) are looked at character by character.
+    return _NON_ASCII.sub(_without_combining, decomposed).casefold()
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _without_combining(match: re.Match[str]) -> str:
+    return "".join(c for c in match.group() if not unicodedata.combining(c))
 
 
 def slug(text: str) -> str:
@@ -44,8 +58,16 @@ def slug(text: str) -> str:
 
 
 def text_key(text: str) -> str:
-    """Whitespace-, case- and punctuation-insensitive form of a title or abstract."""
-    return _NON_ALNUM.sub(" ", fold(text)).strip()
+    """Whitespace-, case- and punctuation-insensitive form of a title or abstract.
+
+    The same as ``_NON_ALNUM.sub(" ", fold(text)).strip()`` (whitespace is non-alphanumeric,
+    so :func:`fold`'s own whitespace pass changes nothing here), in one pass over the text:
+    every paper id reads the whole abstract.
+
+    >>> text_key("  Équilibres  de Nash: (un) résumé ")
+    'equilibres de nash un resume'
+    """
+    return _NON_ALNUM.sub(" ", _fold_chars(text)).strip()
 
 
 def paper_id(abstract: str | None, title: str | None) -> str:

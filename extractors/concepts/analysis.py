@@ -28,6 +28,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress
+from operator import methodcaller
 
 from spacy.tokens import Doc
 
@@ -43,7 +45,7 @@ from extractors.concepts.discovery import (
 from extractors.concepts.filler import is_generic_key
 from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
 from extractors.concepts.normalize import display_singular
-from extractors.concepts.ranker import FEATURES, Ranker, features, load_ranker
+from extractors.concepts.ranker import FEATURES, Ranker, load_ranker
 from extractors.concepts.tokens import (
     CAPS,
     DIGIT,
@@ -52,10 +54,12 @@ from extractors.concepts.tokens import (
     NAME,
     Lexicon,
     TokenStream,
+    positions,
     stream_from_doc,
 )
 from extractors.concepts.vocabulary import Vocabulary, match_stream
 from extractors.text import sentence_spans
+from kg.errors import ExtractionError
 from kg.ids import concept_id
 from kg.models import ConceptKind
 
@@ -334,19 +338,39 @@ def display_name(stream: TokenStream, start: int, end: int) -> str:
 
     It depends on the words only, not on where they stand or how the paper hyphenated them,
     so every paper that names a concept gives it the same name (re-ingesting is a no-op).
+    Names are remembered by the tokens' texts, keys, flags and gluing (all it reads), as the
+    same phrases recur from paper to paper.
     """
+    parts = (
+        tuple(stream.text[start:end]),
+        tuple(stream.keys[start:end]),
+        tuple(stream.flags[start:end]),
+        tuple(stream.glued[start:end]),
+    )
+    hit = _DISPLAY_NAMES.get(parts)
+    if hit is None:
+        if len(_DISPLAY_NAMES) > STATIC_CACHE_LIMIT:
+            _DISPLAY_NAMES.clear()
+        hit = _DISPLAY_NAMES[parts] = _display_name(*parts)
+    return hit
+
+
+_DISPLAY_NAMES: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[bool, ...]], str] = {}
+
+
+def _display_name(
+    texts: tuple[str, ...], keys: tuple[str, ...], flags: tuple[int, ...], glued: tuple[bool, ...]
+) -> str:
     words: list[str] = []
     has_function = False
-    flags = stream.flags
-    glued = stream.glued
     prev_name = False
-    for i in range(start, end):
-        t = stream.text[i]
+    for i in range(len(texts)):
+        t = texts[i]
         if t in ("(", ")"):
             continue
         name = bool(flags[i] & (NAME | CAPS | DIGIT))
         w = t if flags[i] & (NAME | CAPS) else t.lower()
-        if stream.keys[i] in FUNCTION_WORDS:
+        if keys[i] in FUNCTION_WORDS:
             has_function = True
         if words and ((glued[i] and (name or prev_name)) or words[-1].rsplit("-", 1)[-1] in HYPHEN_PREFIXES):
             words[-1] = words[-1] + "-" + w
@@ -359,18 +383,31 @@ def display_name(stream: TokenStream, start: int, end: int) -> str:
     return " ".join(words)
 
 
-def analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: Background) -> Analysis:
-    """The (cached) analysis of one paper's Doc; ``title_end`` is where the title ends in ``text``."""
+def analyse(
+    doc: Doc,
+    text: str,
+    title_end: int,
+    vocab: Vocabulary,
+    background: Background,
+    tokens_only: bool = False,
+) -> Analysis:
+    """The (cached) analysis of one paper's Doc; ``title_end`` is where the title ends in ``text``.
+
+    ``tokens_only``: the Doc comes from the tokenizer alone (fast mode), so it has neither tags
+    nor a parse; without it both are looked for, which scans every token twice.
+    """
     cached = doc.user_data.get(CACHE_KEY)
     if isinstance(cached, Analysis):
         return cached
-    result = _analyse(doc, text, title_end, vocab, background)
+    result = _analyse(doc, text, title_end, vocab, background, tokens_only)
     doc.user_data[CACHE_KEY] = result
     return result
 
 
-def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: Background) -> Analysis:
-    stream = stream_from_doc(doc, background.lexicon, title_end)
+def _analyse(
+    doc: Doc, text: str, title_end: int, vocab: Vocabulary, background: Background, tokens_only: bool
+) -> Analysis:
+    stream = stream_from_doc(doc, background.lexicon, title_end, tagged=False if tokens_only else None)
     n = len(stream)
     if title_end:
         _title_verbs(stream, title_end, background.lexicon)
@@ -464,7 +501,7 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
                 acr_target[k].add(i, i + 1)
 
     # 3. Noun-phrase candidates and their sub-phrases.
-    if doc.has_annotation("DEP"):
+    if not tokens_only and doc.has_annotation("DEP"):
         chunks = chunks_parsed(doc, stream, frozen_skip)
     else:
         chunks = chunks_fast(stream, frozen_skip)
@@ -492,8 +529,9 @@ def _analyse(doc: Doc, text: str, title_end: int, vocab: Vocabulary, background:
     if background.adjective_keywords:
         adjectives = background.adjective_keywords
         cls_ = stream.cls
-        for i, k in enumerate(keys):
-            if k in adjectives and cls_[i] == "A" and (k,) not in index:
+        for i in positions(keys, adjectives):
+            k = keys[i]
+            if cls_[i] == "A" and (k,) not in index:
                 plain.setdefault((k,), []).append((i, i + 1))
 
     # 4. Known keyphrases spanning a function word ("mixture of experts").
@@ -634,13 +672,12 @@ RERANK_TOP = 30  # candidates re-ranked by the model (the top 10-20 are what is 
 
 def _rerank(analysis: Analysis, ranker: Ranker, background: Background) -> None:
     """Replace each candidate's hand-set score by the model's (generic ones stay demoted)."""
-    generic = FEATURES.index("generic")
+    terms = rank_terms(ranker, background)
     ranked = analysis.candidates
     head, rest = ranked[:RERANK_TOP], ranked[RERANK_TOP:]
     for c in head:
-        x = features(analysis, c, background, static_part(c.key, background))
-        p = ranker.probability(x)
-        if x[generic] and not (c.defined or c.introduced or c.named):
+        p, generic = terms.probability(analysis, c)
+        if generic and not (c.defined or c.introduced or c.named):
             p *= GENERIC_FACTOR
         c.score = round(RANKER_SCALE * p, 4)
     if rest and head:
@@ -650,6 +687,157 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background) -> None:
         for c in rest:
             c.score = round(floor * c.score / top_rest, 4)
     ranked.sort(key=lambda c: (-c.score, c.first, c.key))
+
+
+KEY_TERMS_LIMIT = 300_000  # phrases whose ranker addends are remembered (see RankTerms)
+# Features that depend only on the phrase, in feature order.
+_KEY_FEATURES = ("log_static", "one_word", "three_plus_words", "log_keyword", "idf", "generic")
+_BINARY_FEATURES = (
+    "in_title",
+    "vocabulary",
+    "defined",
+    "introduced",
+    "named",
+    "first_sentence",
+    "contribution",
+    "kind_model",
+    "kind_dataset",
+    "kind_task",
+    "kind_method",
+    "acronym_surface",
+)
+
+
+class RankTerms:
+    """The re-ranker's score of a candidate from precomputed addends (role: ranking fast path).
+
+    :func:`~extractors.concepts.ranker.features` builds 21 features per candidate and
+    :meth:`Ranker.probability` standardises and weighs each; for the 30 candidates of every
+    paper that was a tenth of the fast mode's time. Six features depend only on the phrase
+    (its idf, keyword count, static score, length, genericness): their addends are computed
+    once per phrase. Twelve are 0 or 1: both addends are computed once. Only the score, count
+    and position are computed per candidate. The addends are the same floats, summed in the
+    same order, so the probability is bit for bit the one of
+    ``ranker.probability(features(...))`` (a unit test compares them on real papers).
+    """
+
+    def __init__(self, ranker: Ranker, background: Background) -> None:
+        if FEATURES != _TERM_ORDER:  # probability() lists the addends in this order
+            raise ExtractionError(f"ranker features changed: {FEATURES}; update RankTerms")
+        self.ranker = ranker
+        self.background = background
+        index = {name: i for i, name in enumerate(FEATURES)}
+        self._key_index = tuple(index[name] for name in _KEY_FEATURES)
+        binary = {
+            name: (ranker.term(index[name], 0.0), ranker.term(index[name], 1.0)) for name in _BINARY_FEATURES
+        }
+        self._flags = tuple(binary[name] for name in _BINARY_FEATURES[:7])
+        self._kinds = tuple(binary[name] for name in _BINARY_FEATURES[7:])
+        # (weight, mean, scale) of the three features computed per candidate
+        self._dynamic = tuple(
+            (ranker.weights[i], ranker.mean[i], ranker.scale[i])
+            for i in (index["log_score"], index["log_count"], index["position"])
+        )
+        self.by_key: dict[tuple[str, ...], tuple[tuple[float, ...], bool]] = {}
+
+    def key_terms(self, key: tuple[str, ...]) -> tuple[tuple[float, ...], bool]:
+        """The phrase-only addends (order: ``_KEY_FEATURES``) and whether the phrase is generic."""
+        hit = self.by_key.get(key)
+        if hit is None:
+            bg = self.background
+            df = bg.df.get(key, 1)
+            idf = min(math.log((bg.n_docs + 1) / (df + 1)), 7.0) / 7.0
+            static = static_part(key, bg)
+            generic = bool(key) and is_generic_key(key, bg.df, bg.keywords)
+            values = (
+                math.log(static if static > 0 else 0.1),
+                float(len(key) == 1),
+                float(len(key) >= 3),
+                math.log1p(bg.keywords.get(key, 0)),
+                idf,
+                float(generic),
+            )
+            term = self.ranker.term
+            if len(self.by_key) > KEY_TERMS_LIMIT:
+                self.by_key.clear()
+            hit = self.by_key[key] = (
+                tuple(term(i, v) for i, v in zip(self._key_index, values, strict=True)),
+                generic,
+            )
+        return hit
+
+    def probability(self, analysis: Analysis, c: Candidate) -> tuple[float, bool]:
+        """(P(author keyword), generic) of one candidate: ``features`` + ``Ranker.probability``.
+
+        The addends are summed left to right in one expression, as ``Ranker.from_terms`` does.
+        """
+        (log_static, one_word, three_plus, log_keyword, idf, generic_term), generic = self.key_terms(c.key)
+        (b_title, b_vocab, b_defined, b_introduced, b_named, b_first, b_contribution) = self._flags
+        (b_model, b_dataset, b_task, b_method, b_acronym) = self._kinds
+        (w0, m0, s0), (w3, m3, s3), (w4, m4, s4) = self._dynamic
+        first, contribution = analysis.where(c)
+        n = max(len(analysis.stream), 1)
+        surface = analysis.stream.keys[c.spans[0][0]] if c.spans else ""
+        kind = c.kind
+        z = (
+            self.ranker.bias
+            + w0 * (math.log(max(c.score, 1e-3)) - m0) / s0
+            + log_static
+            + b_title[c.in_title]
+            + w3 * (math.log(max(c.count, 1)) - m3) / s3
+            + w4 * (c.first / n - m4) / s4
+            + b_vocab[c.source == "vocabulary"]
+            + b_defined[c.defined]
+            + b_introduced[c.introduced]
+            + b_named[c.named]
+            + one_word
+            + three_plus
+            + log_keyword
+            + idf
+            + generic_term
+            + b_first[first]
+            + b_contribution[contribution]
+            + b_model[kind == "MODEL"]
+            + b_dataset[kind == "DATASET"]
+            + b_task[kind == "TASK"]
+            + b_method[kind == "METHOD"]
+            + b_acronym[surface.startswith("A:")]
+        )
+        return self.ranker.squash(z), generic
+
+
+_TERM_ORDER = (
+    "log_score",
+    "log_static",
+    "in_title",
+    "log_count",
+    "position",
+    "vocabulary",
+    "defined",
+    "introduced",
+    "named",
+    "one_word",
+    "three_plus_words",
+    "log_keyword",
+    "idf",
+    "generic",
+    "first_sentence",
+    "contribution",
+    "kind_model",
+    "kind_dataset",
+    "kind_task",
+    "kind_method",
+    "acronym_surface",
+)
+_RANK_TERMS: list[RankTerms] = []
+
+
+def rank_terms(ranker: Ranker, background: Background) -> RankTerms:
+    """The :class:`RankTerms` of a ranker and a background, kept while both are the ones in use."""
+    if _RANK_TERMS and _RANK_TERMS[0].ranker is ranker and _RANK_TERMS[0].background is background:
+        return _RANK_TERMS[0]
+    _RANK_TERMS[:] = [RankTerms(ranker, background)]
+    return _RANK_TERMS[0]
 
 
 def _title_verbs(stream: TokenStream, title_end: int, lexicon: Lexicon) -> None:
@@ -717,7 +905,7 @@ def _clause_gerunds(stream: TokenStream, pairs: frozenset[tuple[str, str]]) -> N
     """
     text, cls, keys, glued = stream.text, stream.cls, stream.keys, stream.glued
     last = len(text) - 1
-    for i in [i for i, t in enumerate(text) if t.endswith("ing")]:
+    for i in compress(range(len(text)), map(methodcaller("endswith", "ing"), text)):
         if (
             0 < i < last
             and cls[i] == "N"
@@ -739,7 +927,7 @@ def _verbs_before_determiners(stream: TokenStream) -> None:
     ditransitive "give robots the ability" has a one-word run), so the run ends before it.
     """
     keys, cls, flags = stream.keys, stream.cls, stream.flags
-    for i in [i for i, k in enumerate(keys) if k in _DETERMINERS]:
+    for i in positions(keys, _DETERMINERS):
         j = i - 1
         if j > 0 and cls[j] == "N" and cls[j - 1] in ("N", "A") and not flags[j] & (NAME | CAPS | DIGIT):
             cls[j] = "V"
@@ -747,6 +935,7 @@ def _verbs_before_determiners(stream: TokenStream) -> None:
 
 _PERFECT = frozenset({"have", "has", "had"})
 _RELATIVE = frozenset({"that", "which", "who"})
+_PERFECT_OR_RELATIVE = _PERFECT | _RELATIVE
 
 
 def _finite_verbs(stream: TokenStream, lexicon: Lexicon) -> None:
@@ -760,7 +949,7 @@ def _finite_verbs(stream: TokenStream, lexicon: Lexicon) -> None:
     """
     keys, cls, text = stream.keys, stream.cls, stream.text
     last = len(keys) - 1
-    for i in [i for i, k in enumerate(keys) if k in _PERFECT or k in _RELATIVE]:
+    for i in positions(keys, _PERFECT_OR_RELATIVE):
         j = i + 1
         if j < last and cls[j] == "R":
             j += 1

@@ -20,7 +20,7 @@ from extractors.concepts.background import Background, load_background
 from extractors.concepts.vocabulary import SKIP_TOKENS, Vocabulary, token_key
 from extractors.registry import ExtractInput, Parts, register
 from extractors.text import MATH_PLACEHOLDER, sentence_spans, title_length
-from kg.models import Node, Properties, Relationship, RelType
+from kg.models import Node, Properties, Relationship, trusted_node, trusted_relationship
 
 MAX_EVIDENCE = 2
 MAX_EVIDENCE_CHARS = 400
@@ -156,7 +156,8 @@ def paper_analysis(x: ExtractInput) -> Analysis | None:
     background = x.context.get("background")
     if not isinstance(background, Background):
         background = load_background()
-    return analyse(x.doc, x.text, title_length(x.paper.title), vocab, background)
+    title_end = title_length(x.paper.title) if x.title_end is None else x.title_end
+    return analyse(x.doc, x.text, title_end, vocab, background, x.tokens_only)
 
 
 def _evidence(analysis: Analysis, c: Candidate, limit: int = MAX_EVIDENCE) -> list[str]:
@@ -184,32 +185,15 @@ def _evidence(analysis: Analysis, c: Candidate, limit: int = MAX_EVIDENCE) -> li
 
 
 def _node(node_id: str, properties: Properties) -> Node:
-    """A ``Concept`` node built without re-validation.
+    """A ``Concept`` node built without re-validation (see :func:`kg.models.trusted_node`).
 
-    The fast mode has well under a millisecond per paper and emits ~40 graph objects per
-    paper; pydantic validation (or even ``model_construct``) of each would take a large share
-    of it. The values are built here from already-typed data, and a unit test checks that the
-    result equals the validated model.
+    The values are built here from already-typed data, and a unit test checks that the result
+    equals the validated model.
     """
-    obj = Node.__new__(Node)
-    _set(obj, "__dict__", {"id": node_id, "label": "Concept", "properties": properties})
-    _set(obj, "__pydantic_fields_set__", {"id", "label", "properties"})
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
+    return trusted_node(node_id, "Concept", properties)
 
 
-def _rel(rel_type: RelType, start: str, end: str, properties: Properties) -> Relationship:
-    """A relationship built without re-validation (see :func:`_node`)."""
-    obj = Relationship.__new__(Relationship)
-    _set(obj, "__dict__", {"type": rel_type, "start": start, "end": end, "properties": properties})
-    _set(obj, "__pydantic_fields_set__", {"type", "start", "end", "properties"})
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
-
-
-_set = object.__setattr__
+_rel = trusted_relationship  # a relationship built without re-validation, like :func:`_node`
 
 
 ABOUT_TOP_RANK = 7  # a concept outside the paper's best 7 is about it only from its title or a definition

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -109,9 +110,29 @@ class Ranker:
 
     def probability(self, x: list[float]) -> float:
         """P(the candidate is an author keyword)."""
+        if len(x) != len(self.weights):
+            raise ValueError(f"{len(x)} features for a model of {len(self.weights)}")
+        return self.from_terms([self.term(i, v) for i, v in enumerate(x)])
+
+    def term(self, i: int, value: float) -> float:
+        """Feature ``i``'s addend of the linear score."""
+        return self.weights[i] * (value - self.mean[i]) / self.scale[i]
+
+    def from_terms(self, terms: Iterable[float]) -> float:
+        """The probability from the features' addends (:meth:`term`), summed in feature order.
+
+        Callers that know some addends already (those of binary features, or of features that
+        depend only on the phrase) pass them in; added in the same order, the sum is the same
+        float as :meth:`probability`'s.
+        """
         z = self.bias
-        for v, m, s, w in zip(x, self.mean, self.scale, self.weights, strict=True):
-            z += w * (v - m) / s
+        for t in terms:
+            z += t
+        return self.squash(z)
+
+    @staticmethod
+    def squash(z: float) -> float:
+        """The logistic function of the linear score, clipped to [-30, 30]."""
         return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
 

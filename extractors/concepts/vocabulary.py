@@ -19,7 +19,7 @@ from spacy.tokenizer import Tokenizer
 
 from extractors.concepts import key_cache
 from extractors.concepts.normalize import token_key
-from extractors.concepts.tokens import HYPHENS, Lexicon, TokenStream, stream_from_doc
+from extractors.concepts.tokens import HYPHENS, Lexicon, TokenStream, positions, stream_from_doc
 from kg.collector import collector_paused
 from kg.errors import ExtractionError
 from kg.ids import concept_id
@@ -277,7 +277,7 @@ def match_stream(
     out: list[tuple[int, int, str]] = []
     n = len(keys)
     free = 0  # first position not covered by an earlier match
-    for i in [i for i, k in enumerate(keys) if k in lengths]:
+    for i in positions(keys, lengths):
         if i < free or (glued[i] and text[i - 1].isalpha()):
             continue
         k0 = keys[i]

@@ -10,7 +10,8 @@ import pytest
 from extractors.concepts.extract import MAX_MENTIONS, MAX_VOCABULARY_MENTIONS, _node
 from kg.eval_cli import record_keyphrases
 from kg.ids import concept_id
-from kg.models import CONCEPT_KINDS, Node, PaperRecord, RawPaper
+from kg.merge import merge_properties
+from kg.models import CONCEPT_KINDS, Node, PaperRecord, RawPaper, Relationship, trusted_relationship
 from kg.nlp import load_nlp
 from kg.pipeline import DEFAULT_EXTRACTORS, Pipeline
 
@@ -168,3 +169,35 @@ def test_fast_node_construction_equals_validation() -> None:
     assert fast_node.model_dump() == Node(id="concept:x", label="Concept", properties=props).model_dump()
     fast_node.properties = {"name": "y"}  # still an ordinary, mutable pydantic model
     assert fast_node.model_copy().properties == {"name": "y"}
+
+
+def test_trusted_relationship_equals_validation() -> None:
+    props: dict[str, Any] = {"count": 2, "score": 1.5, "evidence": ["a"], "about": True}
+    fast_rel = trusted_relationship("MENTIONS", "paper:1", "concept:x", props)
+    slow = Relationship(type="MENTIONS", start="paper:1", end="concept:x", properties=props)
+    assert fast_rel == slow and fast_rel.model_dump() == slow.model_dump()
+
+
+def test_records_share_normalised_vocabulary_nodes_without_changing_them(fast: Pipeline) -> None:
+    """A curated concept's node is normalised once and shared; sharing changes no record."""
+    first = build(fast, PAPERS)
+    second = build(fast, PAPERS)
+    shared = [
+        (a, b)
+        for r1, r2 in zip(first, second, strict=True)
+        for a, b in zip(r1.nodes, r2.nodes, strict=True)
+        if a.properties.get("source") == "vocabulary"
+    ]
+    assert shared and all(a is b for a, b in shared)
+    # Each equals the validated node built from scratch with normalised properties.
+    for node, _ in shared:
+        props = merge_properties({}, node.properties)
+        assert node == Node(id=node.id, label=node.label, properties=props)
+    # Discovered nodes are per paper: never the same object in two builds.
+    discovered = [
+        (a, b)
+        for r1, r2 in zip(first, second, strict=True)
+        for a, b in zip(r1.nodes, r2.nodes, strict=True)
+        if a.properties.get("source") == "discovered"
+    ]
+    assert discovered and all(a is not b and a == b for a, b in discovered)

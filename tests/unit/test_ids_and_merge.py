@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+import unicodedata
 
-from kg.ids import author_id, paper_id, split_nickname, topic_id
-from kg.merge import merge_all, merge_properties
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kg.ids import author_id, fold, paper_id, split_nickname, text_key, topic_id
+from kg.merge import merge_all, merge_properties, normalize_properties
 from kg.models import Properties
 
 
@@ -128,3 +134,105 @@ def test_merge_is_commutative_associative_and_idempotent() -> None:
         assert merge_properties(merged, props) == merged  # re-ingesting changes nothing
     assert merged["name"] == "Jie Zhou" and merged["aliases"] == ["J. Zhou", "JIE ZHOU", "jie zhou"]
     assert merged["title"] == "Real Title" and merged["kind"] == "TASK" and merged["url"] == "u1"
+
+
+_KEYS = st.sampled_from(
+    [
+        "name",
+        "aliases",
+        "kind",
+        "source",
+        "title",
+        "titleSource",
+        "shortTitle",
+        "sources",
+        "keywords",
+        "year",
+        "x",
+    ]
+)
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from(["discovered", "vocabulary", "DERIVED", "LISTING", "METHOD", "CONCEPT", "Ab", "ab", ""]),
+    st.lists(st.sampled_from(["b", "a", "Ab", "ab", "é"]), max_size=4),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(_KEYS, _VALUES, max_size=8))
+def test_normalize_properties_is_merge_with_an_empty_side(props: Properties) -> None:
+    """The fast normal form equals ``merge_properties({}, p)``, key order included."""
+    expected = merge_properties({}, props)
+    got = normalize_properties(props)
+    assert list(got.items()) == list(expected.items())
+
+
+@pytest.mark.parametrize(
+    "props",
+    [
+        {},
+        {
+            "name": "GRAPE",
+            "kind": "METHOD",
+            "aliases": ["b", "a", "GRAPE"],
+            "source": "discovered",
+            "provisional": True,
+        },
+        {
+            "source": "vocabulary",
+            "name": "multi-armed bandits",
+            "kind": "CONCEPT",
+            "aliases": ["MAB", "bandits"],
+        },
+        {"name": None, "aliases": ["x"], "kind": "TASK"},  # a None name drops the aliases and kind
+        {"aliases": ["y", "x"], "kind": "TASK", "name": "Café"},
+        {"kind": "MODEL", "aliases": ["y", "x"]},  # no name at all: aliases and kind kept
+        {"title": "T", "titleSource": None, "shortTitle": "T", "sources": ["b:1", "a:2"]},
+        {"titleSource": "DERIVED", "shortTitle": "S"},  # no title: the title group is dropped
+        {"source": "vocabulary", "kind": None, "name": "x"},
+        {"keywords": "not a list", "x": None},
+    ],
+)
+def test_normalize_properties_edge_cases(props: Properties) -> None:
+    assert list(normalize_properties(props).items()) == list(merge_properties({}, props).items())
+
+
+def _reference_fold(text: str) -> str:
+    """The former :func:`kg.ids.fold`: every character of a non-ASCII text looked at."""
+    if text.isascii():
+        return re.sub(r"\s+", " ", text.lower()).strip()
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return re.sub(r"\s+", " ", stripped.casefold()).strip()
+
+
+def _reference_text_key(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", " ", _reference_fold(text)).strip()
+
+
+TRICKY_TEXTS = [
+    "",
+    "   ",
+    "Korbinian Pöppel",
+    "  Équilibres  de Nash: (un) résumé ",
+    "Straße \u00df ẞ İstanbul ﬁne Kelvin \u212a",  # casefold and NFKD that produce ASCII letters
+    "e\u0301 combining mark after an ASCII letter, and \u0301 a lone one",
+    "“curly” — dashes – and\u00a0no-break\u2009spaces\n\tnewlines",
+    "日本語のタイトル and ASCII",
+    "ASCII only, With Case: 123",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY_TEXTS)
+def test_fold_and_text_key_equal_the_reference(text: str) -> None:
+    assert fold(text) == _reference_fold(text)
+    assert text_key(text) == _reference_text_key(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ 9-\t\né\u0301ßİ\u212a“日\u00a0.ﬁ"), max_size=30))
+def test_fold_and_text_key_equal_the_reference_on_generated_text(text: str) -> None:
+    assert fold(text) == _reference_fold(text)
+    assert text_key(text) == _reference_text_key(text)

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from extractors.text import MATH_PLACEHOLDER, clean_text, extraction_text, sentence_spans, title_length
+from extractors.text import (
+    MATH_PLACEHOLDER,
+    clean_text,
+    extraction_parts,
+    extraction_text,
+    sentence_spans,
+    title_length,
+)
 
 
 @pytest.mark.parametrize(
@@ -61,3 +70,63 @@ def test_sentence_spans_respect_abbreviations() -> None:
         "It works!",
         "Third (i.e. last) one",
     ]
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        None,
+        "",
+        "   ",
+        "A Title",
+        "Why Bandits?",
+        "DEEPCAST : UNIVERSAL TIME-SERIES FORECASTER",
+        "Ça $x$ marche.",
+    ],
+)
+@pytest.mark.parametrize("abstract", [None, "", "We study *bandits*.", "Élève naïve $\\alpha$ café."])
+def test_extraction_parts_is_text_and_title_length(title: str | None, abstract: str | None) -> None:
+    """The pipeline's one-pass helper agrees with the two functions other callers use."""
+    assert extraction_parts(title, abstract) == (extraction_text(title, abstract), title_length(title))
+
+
+def _reference_sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The former splitter, which lower-cased the whole sentence at every boundary."""
+    import re
+
+    boundary = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9§(\[\"“])")
+    abbreviations = ("e.g.", "i.e.", "etc.", "vs.", "al.", "fig.", "eq.", "cf.", "resp.", "approx.", "w.r.t.")
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in boundary.finditer(text):
+        if text[start : m.start()].lower().endswith(abbreviations):
+            continue
+        spans.append((start, m.start()))
+        start = m.end()
+    if start < len(text.rstrip()):
+        spans.append((start, len(text.rstrip())))
+    return spans
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "One. Two e.g. Three. Four i.e. Five approx. Six W.R.T. Seven.",
+        "Et al. Smith et Al. Fig. 3 shows. ΣΑΣ. Next Σ. İ.e. Then vs. That. Xvs. Y",
+        "A.B. C? D! (E) F. 2 G. “H” I.  J",
+    ],
+)
+def test_sentence_spans_equal_the_reference(text: str) -> None:
+    assert sentence_spans(text) == _reference_sentence_spans(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*"aegiIrtwxΣİ.,!? ", "e.g.", "i.e.", "al.", "approx.", " A", " 2"]), max_size=25
+    )
+)
+def test_sentence_spans_equal_the_reference_on_generated_text(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert sentence_spans(text) == _reference_sentence_spans(text)
