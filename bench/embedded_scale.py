@@ -12,7 +12,7 @@ Measures, each as a separate ``kg`` process (wall time and peak RSS of that proc
 ``kg ingest`` of the corpus, ``kg ingest`` of 10 new papers, ``kg stats``, ``kg query`` (one
 concept, 20 papers with authors and venue), and ``kg serve`` until the first query is answered.
 
-    python bench/embedded_scale.py ../shared/data --work /tmp/kg-scale [--repeat 3]
+    python bench/embedded_scale.py ../shared/data --work bench/out/scale [--repeat 3]
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@
 Usage::
 
     # once: extract the corpus and cache the records (PaperRecord JSON, one per line)
-    python bench/neo4j_load.py --extract-to /tmp/records-100k.jsonl --papers 100000 \
+    python bench/neo4j_load.py --extract-to bench/out/records-100k.jsonl --papers 100000 \
         --data-dir ../shared/data
     # then, against the server that scripts/neo4j/start runs in --home (it is stopped and restarted)
-    python bench/neo4j_load.py --records /tmp/records-100k.jsonl --papers 100000 \
+    python bench/neo4j_load.py --records bench/out/records-100k.jsonl --papers 100000 \
         --home .neo4j --uri bolt://127.0.0.1:7687 --incremental 10000 --per-paper 300 --runs 3 --yes
 
 Corpus (``--extract-to``): every listing under ``--data-dir`` (``paperlists/`` and the other

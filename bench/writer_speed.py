@@ -17,8 +17,8 @@ CPython's collector walks), and applies the collector settings ``kg.ingest`` app
 per transaction for that checkout (``kg ingest`` groups extracted batches: ``KG_WRITE_BATCH_SIZE``).
 ``--keep`` keeps each run's store for ``bench/sqlite_dump.py``.
 
-    python bench/neo4j_load.py --extract-to /tmp/records.jsonl --papers 30000   # once
-    python bench/writer_speed.py --records /tmp/records.jsonl --work /tmp/ws --base 25000 \\
+    python bench/neo4j_load.py --extract-to bench/out/records.jsonl --papers 30000   # once
+    python bench/writer_speed.py --records bench/out/records.jsonl --work bench/out/ws --base 25000 \\
         --papers 5000 --code ../wt-base --code . --code .@2000 --runs 3
 """
 
