@@ -126,7 +126,7 @@ def extraction_parts(title: str | None, abstract: str | None) -> tuple[str, int]
     >>> extraction_parts("A Title", "We study bandits.")
     ('A Title. We study bandits.', 7)
     """
-    head = clean_text(_tame_case(title.strip())) if title and title.strip() else ""
+    head = _clean_title(title)
     body = clean_text(abstract) if abstract else ""
     if head and body:
         return (f"{head} {body}" if head.endswith((".", "?", "!")) else f"{head}. {body}"), len(head)
@@ -151,7 +151,12 @@ def title_length(title: str | None) -> int:
     >>> t[: title_length("A Title")]
     'A Title'
     """
-    return len(clean_text(_tame_case(title.strip()))) if title and title.strip() else 0
+    return len(_clean_title(title))
+
+
+def _clean_title(title: str | None) -> str:
+    """The title as :func:`extraction_text` starts with it ("" without one)."""
+    return clean_text(_tame_case(title.strip())) if title and title.strip() else ""
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

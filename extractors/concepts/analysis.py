@@ -59,7 +59,6 @@ from extractors.concepts.tokens import (
 )
 from extractors.concepts.vocabulary import Vocabulary, match_stream
 from extractors.text import sentence_spans
-from kg.errors import ExtractionError
 from kg.ids import concept_id
 from kg.models import ConceptKind
 
@@ -718,12 +717,12 @@ class RankTerms:
     once per phrase. Twelve are 0 or 1: both addends are computed once. Only the score, count
     and position are computed per candidate. The addends are the same floats, summed in the
     same order, so the probability is bit for bit the one of
-    ``ranker.probability(features(...))`` (a unit test compares them on real papers).
+    ``ranker.probability(features(...))``. :meth:`probability` spells the sum out in the order
+    of :data:`~extractors.concepts.ranker.FEATURES`; ``tests/unit/test_rank_terms.py`` compares
+    the two exactly on real papers, so a feature added or dropped there fails it.
     """
 
     def __init__(self, ranker: Ranker, background: Background) -> None:
-        if FEATURES != _TERM_ORDER:  # probability() lists the addends in this order
-            raise ExtractionError(f"ranker features changed: {FEATURES}; update RankTerms")
         self.ranker = ranker
         self.background = background
         index = {name: i for i, name in enumerate(FEATURES)}
@@ -806,29 +805,6 @@ class RankTerms:
         return self.ranker.squash(z), generic
 
 
-_TERM_ORDER = (
-    "log_score",
-    "log_static",
-    "in_title",
-    "log_count",
-    "position",
-    "vocabulary",
-    "defined",
-    "introduced",
-    "named",
-    "one_word",
-    "three_plus_words",
-    "log_keyword",
-    "idf",
-    "generic",
-    "first_sentence",
-    "contribution",
-    "kind_model",
-    "kind_dataset",
-    "kind_task",
-    "kind_method",
-    "acronym_surface",
-)
 _RANK_TERMS: list[RankTerms] = []
 
 
