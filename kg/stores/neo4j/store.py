@@ -363,7 +363,7 @@ class _Batch:
         """Pair bumps as ``(new, existing)`` rows per type.
 
         A pair with a node created in this batch cannot have a relationship yet: it is created
-        outright. The others may exist and are merged.
+        outright. The others may exist: :meth:`Neo4jStore._bump_pairs` looks them up by their key.
         """
         new: dict[str, list[list[Any]]] = defaultdict(list)
         maybe: dict[str, list[list[Any]]] = defaultdict(list)
