@@ -132,3 +132,26 @@ def test_whitespace_tokens_break_noun_runs() -> None:
     from extractors.concepts.tokens import Lexicon
 
     assert Lexicon().word_class("\n") == "." and Lexicon().word_class("  ") == "."
+
+
+def test_a_name_inside_a_phrase_is_offered_alone_not_with_the_nouns_after_it(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "Camera-based 3D object detection methods fuse LiDAR point clouds. We analyse the RASP variant.",
+    )
+    found = names(r)
+    assert "3d object" not in found and "lidar point" not in found  # cut out of the longer phrase
+    assert {"3d object detection method", "lidar point cloud"} & found
+    assert "rasp" in found  # a name inside a longer phrase is still a concept of its own
+
+
+def test_name_only() -> None:
+    from extractors.concepts.candidates import name_only
+
+    background = load_background()
+    stream = stream_from_doc(load_nlp(mode="fast")("GPT-4 model and 3D object"), background.lexicon)
+    assert stream.text[:2] == ("GPT", "4")
+    assert name_only(stream.flags, 0, 2)  # "GPT-4"
+    assert not name_only(stream.flags, 0, 3)  # "GPT-4 model"
+    assert name_only(stream.flags, 4, 5) and not name_only(stream.flags, 4, 6)  # "3D", "3D object"
+
