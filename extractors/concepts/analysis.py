@@ -411,6 +411,8 @@ def _analyse(
     if title_end:
         _title_verbs(stream, title_end, background.lexicon)
     _clause_gerunds(stream, background.gerund_pairs)
+    _naming_verbs(stream)
+    _infinitives(stream)
     _verbs_before_determiners(stream)
     _finite_verbs(stream, background.lexicon)
     keys = stream.keys
@@ -856,7 +858,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "your", "their", "our", "its", "this
 # Words after which a gerund opens a clause ("for *learning* policies", "by solving video games").
 CLAUSE_OPENERS = frozenset(
     """for of by in on via through without with from into towards toward when while after before
-    about upon . : ; ( —""".split()
+    about upon at to . : ; ( —""".split()
 )
 
 
@@ -906,6 +908,60 @@ def _verbs_before_determiners(stream: TokenStream) -> None:
     for i in positions(keys, _DETERMINERS):
         j = i - 1
         if j > 0 and cls[j] == "N" and cls[j - 1] in ("N", "A") and not flags[j] & (NAME | CAPS | DIGIT):
+            cls[j] = "V"
+
+
+# Participles that name what follows ("a model called FusionNet", "termed WSNet"): never part of
+# a noun phrase. "named" is one only before a name ("named entities" is a term).
+NAMING_VERBS = frozenset({"called", "dubbed", "termed", "coined", "nicknamed", "named", "dub"})
+
+
+def _naming_verbs(stream: TokenStream) -> None:
+    """A naming participle is a verb: "neural structure *called* FusionNet" is not a phrase,
+    "FusionNet" is. "named" (and "dub") only before a name, so "named entity recognition"
+    stays a noun phrase.
+    """
+    keys, cls, flags = stream.keys, stream.cls, stream.flags
+    last = len(keys) - 1
+    for i in positions(keys, NAMING_VERBS):
+        if keys[i] in ("named", "dub") and not (i < last and flags[i + 1] & (NAME | CAPS)):
+            continue
+        cls[i] = "V"
+
+
+# Words after which "to" marks an infinitive, so the word after "to" is a verb ("learn to
+# *reorient* objects", "in order to *map* latent codes", "prompting GPT-4 to *rank* responses").
+INFINITIVE_CUES = frozenset(
+    """learn learns learned learnt learning how where what whether when order able unable is are
+    was were aim aims aiming seek seeks seeking try tries trying attempt attempts want wants need
+    needs needed prompted prompt asked ask instructed trained designed tasked required allowed
+    enabled encouraged""".split()
+)
+
+
+_TO = frozenset({"to"})
+
+
+def _infinitives(stream: TokenStream) -> None:
+    """The word after an infinitive "to" is a verb, not the start of a noun phrase.
+
+    "to" is an infinitive marker after a cue that takes one (:data:`INFINITIVE_CUES`: "learns
+    to *reorient* objects", "the practice is to *label* data"); elsewhere it is a preposition
+    ("from images to text descriptions", "sequence to sequence"). A name after it stays a name,
+    and so does a hyphenated compound ("learning-to-plan").
+    """
+    keys, cls, flags, glued = stream.keys, stream.cls, stream.flags, stream.glued
+    last = len(keys) - 1
+    for i in positions(keys, _TO):
+        j = i + 1
+        if (
+            0 < i < last
+            and keys[i - 1] in INFINITIVE_CUES
+            and cls[j] == "N"
+            and not glued[i]
+            and not glued[j]
+            and not flags[j] & (NAME | CAPS | DIGIT)
+        ):
             cls[j] = "V"
 
 
