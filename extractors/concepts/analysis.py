@@ -413,6 +413,7 @@ def _analyse(
     _clause_gerunds(stream, background.gerund_pairs)
     _naming_verbs(stream)
     _infinitives(stream)
+    _verbs_after_subjects(stream)
     _verbs_before_determiners(stream)
     _finite_verbs(stream, background.lexicon)
     keys = stream.keys
@@ -962,6 +963,30 @@ def _infinitives(stream: TokenStream) -> None:
             and not glued[j]
             and not flags[j] & (NAME | CAPS | DIGIT)
         ):
+            cls[j] = "V"
+
+
+# A word right after these (an adverb between allowed) is a verb: "we *frame* question
+# answering", "we currently *lack* quantitative methods", "GANs can accurately *model* complex
+# distributions", "metrics do not *favour* networks".
+SUBJECTS_AND_MODALS = frozenset("""we they can could may might will would should must cannot not""".split())
+
+
+def _verbs_after_subjects(stream: TokenStream) -> None:
+    """A noun-class word right after a subject pronoun, a modal or "not" is a verb.
+
+    The lexicon reads "frame", "lack", "model", "map" or "support" as nouns (their majority
+    class), so without a tagger "we frame question answering" chunks as one noun run. Only
+    noun-class words change: an adjective after "not" stays one ("not robust to noise"), and
+    so do names ("we GPT-4" does not occur; "can LLMs" asks a question about a name).
+    """
+    keys, cls, flags, glued = stream.keys, stream.cls, stream.flags, stream.glued
+    last = len(keys) - 1
+    for i in positions(keys, SUBJECTS_AND_MODALS):
+        j = i + 1
+        if j < last and cls[j] == "R":
+            j += 1
+        if j <= last and cls[j] == "N" and not flags[j] & (NAME | CAPS | DIGIT) and not glued[j]:
             cls[j] = "V"
 
 
