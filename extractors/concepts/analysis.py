@@ -411,6 +411,7 @@ def _analyse(
     if title_end:
         _title_verbs(stream, title_end, background.lexicon)
     _clause_gerunds(stream, background.gerund_pairs)
+    _verb_cues(stream)
     _verbs_before_determiners(stream)
     _finite_verbs(stream, background.lexicon)
     keys = stream.keys
@@ -856,7 +857,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "your", "their", "our", "its", "this
 # Words after which a gerund opens a clause ("for *learning* policies", "by solving video games").
 CLAUSE_OPENERS = frozenset(
     """for of by in on via through without with from into towards toward when while after before
-    about upon . : ; ( —""".split()
+    about upon at to . : ; ( —""".split()
 )
 
 
@@ -906,6 +907,78 @@ def _verbs_before_determiners(stream: TokenStream) -> None:
     for i in positions(keys, _DETERMINERS):
         j = i - 1
         if j > 0 and cls[j] == "N" and cls[j - 1] in ("N", "A") and not flags[j] & (NAME | CAPS | DIGIT):
+            cls[j] = "V"
+
+
+# Participles that name what follows ("a model called FusionNet", "termed WSNet"): never part of
+# a noun phrase. "named" is one only before a name ("named entities" is a term).
+NAMING_VERBS = frozenset({"called", "dubbed", "termed", "coined", "nicknamed", "named", "dub"})
+
+
+# Words after which "to" marks an infinitive, so the word after "to" is a verb ("learn to
+# *reorient* objects", "in order to *map* latent codes", "prompting GPT-4 to *rank* responses").
+INFINITIVE_CUES = frozenset(
+    """learn learns learned learnt learning how where what whether when order able unable is are
+    was were aim aims aiming seek seeks seeking try tries trying attempt attempts want wants need
+    needs needed prompted prompt asked ask instructed trained designed tasked required allowed
+    enabled encouraged""".split()
+)
+
+
+_TO = frozenset({"to"})
+
+
+# A word right after these (an adverb between allowed) is a verb: "we *frame* question
+# answering", "we currently *lack* quantitative methods", "GANs can accurately *model* complex
+# distributions", "metrics do not *favour* networks".
+SUBJECTS_AND_MODALS = frozenset("""we they can could may might will would should must cannot not""".split())
+
+
+_VERB_CUES = NAMING_VERBS | _TO | SUBJECTS_AND_MODALS
+
+
+def _verb_cues(stream: TokenStream) -> None:
+    """Verbs the word-class lexicon reads as nouns or modifiers, told by a cue word (one scan
+    of the keys for the three rules: a scan costs as much as the rules themselves).
+
+    * A naming participle is a verb: "neural structure *called* FusionNet" is not a phrase,
+      "FusionNet" is. "named" (and "dub") only before a name, so "named entity recognition"
+      stays a noun phrase.
+    * The word after an infinitive "to" is a verb. "to" is an infinitive marker after a cue
+      that takes one (:data:`INFINITIVE_CUES`: "learns to *reorient* objects", "the practice
+      is to *label* data"); elsewhere it is a preposition ("from images to text descriptions",
+      "sequence to sequence"). A name after it stays a name, and so does a hyphenated compound
+      ("learning-to-plan").
+    * A noun-class word right after a subject pronoun, a modal or "not" (an adverb between
+      allowed) is a verb: the lexicon reads "frame", "lack", "model", "map" or "support" as
+      nouns (their majority class), so without a tagger "we frame question answering" chunks
+      as one noun run. Only noun-class words change: an adjective after "not" stays one ("not
+      robust to noise"), and so do names ("can LLMs ..." asks a question about a name).
+    """
+    keys, cls, flags, glued = stream.keys, stream.cls, stream.flags, stream.glued
+    last = len(keys) - 1
+    for i in positions(keys, _VERB_CUES):
+        k = keys[i]
+        if k in NAMING_VERBS:
+            if k in ("named", "dub") and not (i < last and flags[i + 1] & (NAME | CAPS)):
+                continue
+            cls[i] = "V"
+            continue
+        j = i + 1
+        if k == "to":
+            if (
+                0 < i < last
+                and keys[i - 1] in INFINITIVE_CUES
+                and cls[j] == "N"
+                and not glued[i]
+                and not glued[j]
+                and not flags[j] & (NAME | CAPS | DIGIT)
+            ):
+                cls[j] = "V"
+            continue
+        if j < last and cls[j] == "R":
+            j += 1
+        if j <= last and cls[j] == "N" and not flags[j] & (NAME | CAPS | DIGIT) and not glued[j]:
             cls[j] = "V"
 
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 
 from spacy.tokens import Doc
 
-from extractors.concepts.tokens import CAPS, NAME, TokenStream
+from extractors.concepts.tokens import CAPS, DIGIT, NAME, TokenStream
 
 NAMES = NAME | CAPS  # a name inside a longer phrase is a concept of its own ("RASP" in "RASP variant")
+NAME_PARTS = NAMES | DIGIT  # tokens a name is made of ("GPT" "4", "3D")
 
 __all__ = [
     "MAX_PHRASE_TOKENS",
@@ -28,6 +30,7 @@ __all__ = [
     "collect_plain",
     "compound_end",
     "cut_after_modifier",
+    "name_only",
     "sub_phrases",
     "weak_start",
 ]
@@ -113,6 +116,20 @@ def cut_after_modifier(stream: TokenStream, i: int, cs: int, pairs: frozenset[tu
         return False
     keys = stream.keys
     return (keys[i - 1], keys[i]) in pairs
+
+
+def name_only(flags: Sequence[int], i: int, j: int) -> bool:
+    """Whether tokens ``[i, j)`` are all parts of a name ("RASP", "GPT-4", "SE(3)").
+
+    A name inside a longer noun phrase is a concept of its own ("RASP" in "RASP variant"), but
+    the name and the common nouns after it are not: "3D object" in "3D object detection",
+    "LiDAR point" in "LiDAR point clouds", "BEV representation" in "BEV representation
+    learning" are cut out of the phrase.
+    """
+    for t in range(i, j):
+        if not flags[t] & NAME_PARTS:
+            return False
+    return True
 
 
 def chunks_fast(stream: TokenStream, skip: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
@@ -240,7 +257,12 @@ def sub_phrases(
                 and key not in inner_ok_or_empty(inner_ok)
             ):
                 continue  # "learning methods" cut out of "deep learning methods"
-            if k != last and inner_ok is not None and key not in inner_ok and not stream.flags[i] & NAMES:
+            if (
+                k != last
+                and inner_ok is not None
+                and key not in inner_ok
+                and not (stream.flags[i] & NAMES and name_only(stream.flags, i, j + 1))
+            ):
                 continue
             out.append((i, j + 1, key))
     return out
@@ -310,7 +332,9 @@ def collect_plain(
                     break
                 key = tuple(keys[i : j + 1])
                 if key in index or (
-                    (j != head or after_noun) and key not in inner_ok and not flags[i] & NAMES
+                    (j != head or after_noun)
+                    and key not in inner_ok
+                    and not (flags[i] & NAMES and (j == head or name_only(flags, i, j + 1)))
                 ):
                     continue
                 if after_adj and j > i and (after_mod or keys[j] in CUT_HEADS) and key not in inner_ok:

@@ -132,3 +132,77 @@ def test_whitespace_tokens_break_noun_runs() -> None:
     from extractors.concepts.tokens import Lexicon
 
     assert Lexicon().word_class("\n") == "." and Lexicon().word_class("  ") == "."
+
+
+def test_a_name_inside_a_phrase_is_offered_alone_not_with_the_nouns_after_it(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "Camera-based 3D object detection methods fuse LiDAR point clouds. We analyse the RASP variant.",
+    )
+    found = names(r)
+    assert "3d object" not in found and "lidar point" not in found  # cut out of the longer phrase
+    assert {"3d object detection method", "lidar point cloud"} & found
+    assert "rasp" in found  # a name inside a longer phrase is still a concept of its own
+
+
+def test_name_only() -> None:
+    from extractors.concepts.candidates import name_only
+
+    background = load_background()
+    stream = stream_from_doc(load_nlp(mode="fast")("GPT-4 model and 3D object"), background.lexicon)
+    assert stream.text[:2] == ("GPT", "4")
+    assert name_only(stream.flags, 0, 2)  # "GPT-4"
+    assert not name_only(stream.flags, 0, 3)  # "GPT-4 model"
+    assert name_only(stream.flags, 4, 5) and not name_only(stream.flags, 4, 6)  # "3D", "3D object"
+
+
+def test_a_naming_participle_is_not_part_of_a_phrase(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "This paper introduces a new neural structure called FusionNet, which extends existing "
+        "attention approaches. Our model, termed WSNet, is compact. We improve named entity recognition.",
+    )
+    found = names(r)
+    assert not any("called" in f or "termed" in f for f in found)
+    assert {"fusionnet", "wsnet", "named entity recognition"} <= found
+
+
+def test_the_word_after_an_infinitive_to_is_a_verb(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "The policy can learn to reorient objects with both hands. A common practice is to label data "
+        "via consensus. We translate from images to text descriptions with a learning-to-plan module.",
+    )
+    found = names(r)
+    assert "reorient object" not in found and "reorient objects" not in found
+    assert "label data" not in found
+    assert "text description" in found  # "to" as a preposition: the noun phrase stays
+    assert any("learning-to-plan" in f for f in found)  # a hyphenated compound stays whole
+
+
+def test_a_gerund_after_at_or_to_opens_a_clause(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "Existing strategies are good at teaching humans new concepts, and this contributes to "
+        "training agents on real robots. We tune the learning rate schedule.",
+    )
+    found = names(r)
+    assert "teaching human" not in found and "teaching humans" not in found
+    assert "training agent" not in found and "training agents" not in found
+    assert "learning rate schedule" in found  # a known term: the gerund is a noun there
+
+
+def test_a_noun_class_word_after_a_subject_or_modal_is_a_verb(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "We frame question answering as retrieval. We currently lack quantitative methods for model "
+        "comparison, and such metrics do not favour networks that use the data. GANs can accurately "
+        "model complex distributions.",
+    )
+    found = names(r)
+    for fragment in ("frame question answering", "lack quantitative method", "favour network"):
+        assert fragment not in found
+    assert "model complex distribution" not in found
+    assert {"question answering", "complex distribution"} <= found
+    # Not after a subject or modal: "model comparison" stays a noun phrase.
+    assert "model comparison" in found
