@@ -54,6 +54,12 @@ def chunked(items: Sequence[T], size: int = CHUNK) -> Iterator[list[T]]:
         yield list(items[i : i + size])
 
 
+# The term that lets a read use the partial weight indexes (schema.LATER_INDEXES).
+_HEAVY = f"weight > {schema.HEAVY_TIE}"
+# The label at both ends of a derived tie.
+_PAIR_LABEL: dict[str, str] = {"COAUTHOR": "Author", "CO_OCCURS": "Concept"}
+
+
 def _marks(n: int) -> str:
     return ",".join("?" * n)
 
@@ -385,57 +391,103 @@ class SQLiteReads:
     def weighted_neighbors(
         self, ids: Sequence[str], pair: PairType, min_weight: int, limit: int
     ) -> list[list[Weighted]]:
-        # Per id, a merge of its two weight-ordered index ranges (pairs_out, pairs_in; ties are
+        # Per id, its heavy ties first: a merge of two weight-ordered index ranges (ties are
         # stored start < end) that stops after ``limit`` rows, however many ties the node has.
+        # Ties of weight 1 are not in those indexes (schema.LATER_INDEXES): when the heavy ones
+        # do not fill ``limit``, the rest come from the primary key (ties out, by end) and
+        # rels_by_end_about (ties in, by start), both already in the order they are listed in.
         found: dict[str, list[Weighted]] = {}
         for nid in dict.fromkeys(ids):
             rows = self._all(
-                'SELECT other, weight FROM (SELECT "end" AS other, weight FROM rels INDEXED BY pairs_out '
-                "WHERE start = ? AND type = ? AND weight > 0 AND weight >= ? UNION ALL "
-                'SELECT start, weight FROM rels INDEXED BY pairs_in WHERE "end" = ? AND type = ? '
-                "AND weight > 0 AND weight >= ?) ORDER BY weight DESC, other LIMIT ?",
+                'SELECT other, weight FROM (SELECT "end" AS other, weight FROM rels '
+                f"INDEXED BY heavy_pairs_out WHERE start = ? AND type = ? AND {_HEAVY} AND weight >= ? "
+                "UNION ALL SELECT start, weight FROM rels INDEXED BY heavy_pairs_in "
+                f'WHERE "end" = ? AND type = ? AND {_HEAVY} AND weight >= ?) '
+                "ORDER BY weight DESC, other LIMIT ?",
                 (nid, pair, min_weight, nid, pair, min_weight, max(0, limit)),
             )
-            found[nid] = [Weighted(o, int(w)) for o, w in rows]
+            ties = [Weighted(o, int(w)) for o, w in rows]
+            rest = limit - len(ties)
+            if rest > 0 and min_weight <= schema.HEAVY_TIE:
+                ties += self._light_ties(nid, pair, {t.id for t in ties}, rest)
+            found[nid] = ties
         return [found[i] for i in ids]
 
+    def _light_ties(self, nid: str, pair: PairType, heavy: set[str], limit: int) -> list[Weighted]:
+        """The first ``limit`` weight-1 ties of ``nid`` by id, when ``heavy`` holds all its
+        heavier ones. Ties in are read from ``rels_by_end_about`` alone (index only: the weight is
+        not in it, so the heavy ones, at most ``len(heavy)``, are skipped here rather than by a
+        table lookup per tie); ties out come from the primary key, whose rows hold the weight."""
+        rows = self._all(
+            'SELECT other FROM (SELECT * FROM (SELECT "end" AS other FROM rels '
+            'WHERE start = ? AND type = ? AND weight = 1 ORDER BY "end" LIMIT ?) '
+            "UNION ALL SELECT * FROM (SELECT start FROM rels INDEXED BY rels_by_end_about "
+            'WHERE "end" = ? AND type = ? AND about IS NULL ORDER BY start LIMIT ?)) '
+            "ORDER BY other",
+            (nid, pair, limit, nid, pair, limit + len(heavy)),
+        )
+        return [Weighted(o, 1) for (o,) in rows if o not in heavy][:limit]
+
     def pair_edges_among(self, ids: Sequence[str], pair: PairType, min_weight: int) -> list[PairEdge]:
-        # Co-authors have a few dozen ties each: walk each chosen author's ties (pairs_out, index
-        # only) and keep those to chosen ones. Concepts have thousands (the 100 neighbours of a
-        # popular concept hold 320-360k): look every chosen (start, end) pair up by primary key
-        # instead. At 100k papers: 4 ms against 35 ms for 200 authors, 28 ms against 48 ms for
-        # 100 concepts. The hints fix the plan (the planner has no statistics to choose by).
+        # Co-authors have a few dozen ties each: walk each chosen author's ties out (the primary
+        # key's range; ``+"end"`` keeps the end list out of the key) and keep those to chosen
+        # ones. Concepts have thousands (the 100 neighbours of a popular concept hold 320-360k):
+        # look every chosen (start, end) pair up by primary key instead. At 100k papers: 4 ms
+        # against 35 ms for 200 authors, 28 ms against 48 ms for 100 concepts. The hints fix the
+        # plan (the planner has no statistics to choose by).
         unique = sorted(set(ids))
-        access = "INDEXED BY pairs_out" if pair == "COAUTHOR" else "NOT INDEXED"
-        positive = " AND weight > 0" if pair == "COAUTHOR" else ""
+        end = '+"end"' if pair == "COAUTHOR" else '"end"'
         edges: list[PairEdge] = []
         step = CHUNK // 2
         for i, starts in enumerate(chunked(unique, step)):
             for ends in chunked(unique[i * step :], step):  # stored with start < end
                 rows = self._all(
-                    f'SELECT start, "end", weight FROM rels {access} WHERE start IN ({_marks(len(starts))}) '
-                    f'AND type = ?{positive} AND weight >= ? AND "end" IN ({_marks(len(ends))})',
+                    'SELECT start, "end", weight FROM rels NOT INDEXED '
+                    f"WHERE start IN ({_marks(len(starts))}) AND type = ? AND weight >= ? "
+                    f"AND {end} IN ({_marks(len(ends))})",
                     [*starts, pair, min_weight, *ends],
                 )
                 edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows)
         edges.sort()
         return edges
 
+    def _pair_starts(self, pair: PairType) -> tuple[str, str] | None:
+        """The range of ids a ``pair`` tie can start from: its label's smallest and largest id
+        (``None`` when there are none), so whole-graph reads of weight-1 ties walk the primary
+        key over those starts only (there is no type-first index of every pair: see schema)."""
+        row = self._all("SELECT min(id), max(id) FROM nodes WHERE label = ?", (_PAIR_LABEL[pair],))[0]
+        return None if row[0] is None else (str(row[0]), str(row[1]))
+
     def strongest_nodes(self, pair: PairType, min_weight: int, limit: int) -> tuple[list[str], bool]:
-        rows = self._all(
-            "SELECT id, SUM(w) AS s FROM (SELECT start AS id, weight AS w FROM rels "
-            "WHERE type = ? AND weight > 0 AND weight >= ? "
-            'UNION ALL SELECT "end", weight FROM rels WHERE type = ? AND weight > 0 AND weight >= ?) '
-            "GROUP BY id ORDER BY s DESC, id LIMIT ?",
-            (pair, min_weight, pair, min_weight, limit + 1),
-        )
+        if min_weight <= schema.HEAVY_TIE:  # every tie counts: the sum each node keeps (schema)
+            rows = self._all(
+                "SELECT id FROM nodes INDEXED BY nodes_by_ties WHERE label = ? AND ties > 0 "
+                "ORDER BY ties DESC, id LIMIT ?",
+                (_PAIR_LABEL[pair], limit + 1),
+            )
+        else:  # the heavy ties only, summed
+            where = f"rels INDEXED BY heavy_pairs_by_weight WHERE type = ? AND {_HEAVY} AND weight >= ?"
+            rows = self._all(
+                f"SELECT id, SUM(w) AS s FROM (SELECT start AS id, weight AS w FROM {where} "
+                f'UNION ALL SELECT "end", weight FROM {where}) '
+                "GROUP BY id ORDER BY s DESC, id LIMIT ?",
+                (pair, min_weight, pair, min_weight, limit + 1),
+            )
         ids = [r[0] for r in rows]
         return ids[:limit], len(ids) > limit
 
     def heaviest_pairs(self, pair: PairType, limit: int) -> list[PairEdge]:
         rows = self._all(
-            'SELECT start, "end", weight FROM rels WHERE type = ? AND weight > 0 '
-            'ORDER BY weight DESC, start, "end" LIMIT ?',
-            (pair, limit),
+            'SELECT start, "end", weight FROM rels INDEXED BY heavy_pairs_by_weight '
+            f'WHERE type = ? AND {_HEAVY} ORDER BY weight DESC, start, "end" LIMIT ?',
+            (pair, max(0, limit)),
         )
+        rest = limit - len(rows)
+        span = self._pair_starts(pair) if rest > 0 else None
+        if span is not None:  # the heavy ties do not fill it: weight-1 ties, by (start, end)
+            rows += self._all(
+                'SELECT start, "end", weight FROM rels WHERE start >= ? AND start <= ? AND type = ? '
+                'AND weight = 1 ORDER BY start, "end" LIMIT ?',
+                (*span, pair, rest),
+            )
         return [PairEdge(s, e, int(w)) for s, e, w in rows]

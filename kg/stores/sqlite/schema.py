@@ -8,7 +8,9 @@ JSON property map, and name lookups go through a key table instead of scanning n
   ``name``/``sort_key``/``year``/``kind``/``source``/``search_text`` are derived from it on write;
   ``paper_count`` is the node's paper degree (MENTIONS in, AUTHORED out, PUBLISHED_IN in,
   HAS_TOPIC in), kept in the same transaction as the relationships; for a concept only the
-  MENTIONS that are ``about`` it count, so it equals the API's ``paperCount``.
+  MENTIONS that are ``about`` it count, so it equals the API's ``paperCount``. ``ties`` is the
+  sum of the weights of its COAUTHOR (an author) or CO_OCCURS (a concept) ties, kept with them,
+  so the strongest part of a whole network is an index range (see :func:`ensure_ties`).
 - ``rels``: one row per (start, type, end); ``weight`` holds the derived COAUTHOR/CO_OCCURS
   ``papers`` (stored with ``start < end``), ``about`` a MENTIONS' aboutness, ``position`` an
   AUTHORED byline position.
@@ -70,32 +72,46 @@ def ensure_counts(c: sqlite3.Connection) -> None:
 # Figures at 100k papers:
 # - ``rels_by_end_about`` covers "papers about this concept" (``about`` in the index rather than
 #   a table lookup per MENTIONS: 134 -> 8 ms for a 17k-paper concept) and all ``rels_by_end`` did.
-# - ``pairs_out`` / ``pairs_in`` list one node's ties heaviest first, so an ego network costs
-#   its size: sorting a concept's 48k ties for its top 100 took 350 ms.
-# - The weight indexes are partial on ``weight > 0`` (true of every stored pair: a pair at 0 is
-#   deleted), so only a query saying ``weight > 0`` can use them. ``rels_by_weight`` was partial
-#   on ``weight IS NOT NULL``, implied by any ``weight >= ?``, and the planner (no statistics)
-#   walked every pair in the graph for one node's ties: 145 ms per author instead of 1.4 ms.
-LATER_INDEXES: tuple[tuple[str, str, str | None], ...] = (
+# - ``heavy_pairs_out`` / ``heavy_pairs_in`` list one node's ties heaviest first, so an ego
+#   network costs its size: sorting a concept's 48k ties for its top 100 took 350 ms.
+# - The weight indexes hold only the *heavy* ties (``weight > 1``, :data:`HEAVY_TIE`): 87% of
+#   the pairs at 100k papers are seen in one paper, and every write of a pair moved its entry in
+#   three weight-ordered indexes. Those indexes were 60% of the pair writes' cost and two thirds
+#   of the pages a transaction wrote (`bench/README.md`, "Pair indexes"). A tie of weight 1 is
+#   found by the primary key (its start) or ``rels_by_end_about`` (its end), both ordered by
+#   the other end, which is the order weight-1 ties are listed in anyway.
+#   Only a query saying ``weight > 1`` can use them (SQLite matches a partial index's WHERE by
+#   its terms); ``INDEXED BY`` in the reads keeps the plan fixed.
+LATER_INDEXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
         "rels_by_end_about",
         'CREATE INDEX rels_by_end_about ON rels ("end", type, about, start)',
-        "rels_by_end",
+        ("rels_by_end",),
     ),
     (
-        "pairs_by_weight",
-        'CREATE INDEX pairs_by_weight ON rels (type, weight DESC, start, "end") WHERE weight > 0',
-        "rels_by_weight",
+        "heavy_pairs_by_weight",
+        'CREATE INDEX heavy_pairs_by_weight ON rels (type, weight DESC, start, "end") WHERE weight > 1',
+        ("rels_by_weight", "pairs_by_weight"),
     ),
-    ("pairs_out", 'CREATE INDEX pairs_out ON rels (start, type, weight DESC, "end") WHERE weight > 0', None),
-    ("pairs_in", 'CREATE INDEX pairs_in ON rels ("end", type, weight DESC, start) WHERE weight > 0', None),
+    (
+        "heavy_pairs_out",
+        'CREATE INDEX heavy_pairs_out ON rels (start, type, weight DESC, "end") WHERE weight > 1',
+        ("pairs_out",),
+    ),
+    (
+        "heavy_pairs_in",
+        'CREATE INDEX heavy_pairs_in ON rels ("end", type, weight DESC, start) WHERE weight > 1',
+        ("pairs_in",),
+    ),
 )
+# Ties heavier than this are in the weight-ordered indexes (see LATER_INDEXES).
+HEAVY_TIE = 1
 
 
 def ensure_indexes(c: sqlite3.Connection) -> None:
     """Create the :data:`LATER_INDEXES` a store lacks (once; about 10 s at 100k papers)."""
 
-    def missing() -> list[tuple[str, str, str | None]]:
+    def missing() -> list[tuple[str, str, tuple[str, ...]]]:
         have = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         return [ix for ix in LATER_INDEXES if ix[0] not in have]
 
@@ -105,8 +121,47 @@ def ensure_indexes(c: sqlite3.Connection) -> None:
     try:
         for _, create, replaces in missing():
             c.execute(create)
-            if replaces is not None:
-                c.execute(f"DROP INDEX IF EXISTS {replaces}")
+            for old in replaces:
+                c.execute(f"DROP INDEX IF EXISTS {old}")
+        c.execute("COMMIT")
+    except BaseException:
+        c.execute("ROLLBACK")
+        raise
+
+
+# ``nodes.ties`` (see the module docstring) and its index, added to a store without them when it
+# is opened. Why a column: the whole concept graph's strongest nodes (the explorer's view when no
+# concept is chosen) summed every pair in the graph per request: 9 s at 100k papers.
+TIES_INDEX = "CREATE INDEX nodes_by_ties ON nodes (label, ties DESC, id) WHERE ties > 0"
+_TIE_SUMS = (
+    "SELECT id, SUM(w) FROM (SELECT start AS id, weight AS w FROM rels WHERE type IN {types} "
+    'UNION ALL SELECT "end", weight FROM rels WHERE type IN {types}) GROUP BY id'
+)
+
+
+def ensure_ties(c: sqlite3.Connection) -> None:
+    """Give a store written before ``nodes.ties`` the column, its values and its index (once;
+    about 30 s at 100k papers, a pass over every pair)."""
+
+    def indexed() -> bool:
+        return bool(
+            c.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'nodes_by_ties'"
+            ).fetchone()
+        )
+
+    if indexed():
+        return
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in c.execute("PRAGMA table_info(nodes)")}
+        if "ties" not in columns:
+            c.execute("ALTER TABLE nodes ADD COLUMN ties INTEGER NOT NULL DEFAULT 0")
+            types = "(" + ", ".join(f"'{t}'" for t in PAIR_TYPES) + ")"
+            sums = c.execute(_TIE_SUMS.format(types=types)).fetchall()
+            c.executemany("UPDATE nodes SET ties = ? WHERE id = ?", [(s, i) for i, s in sums])
+        if not indexed():  # another process may have added it meanwhile
+            c.execute(TIES_INDEX)
         c.execute("COMMIT")
     except BaseException:
         c.execute("ROLLBACK")
@@ -128,7 +183,8 @@ CREATE TABLE IF NOT EXISTS nodes (
     kind TEXT,
     source TEXT,
     search_text TEXT,
-    paper_count INTEGER NOT NULL DEFAULT 0
+    paper_count INTEGER NOT NULL DEFAULT 0,
+    ties INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS nodes_by_order ON nodes (label, year DESC, sort_key, id);
 CREATE INDEX IF NOT EXISTS nodes_by_count ON nodes (label, paper_count DESC, sort_key, id);

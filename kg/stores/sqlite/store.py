@@ -143,6 +143,7 @@ class SQLiteStore(SQLiteReads):
             )
         schema.ensure_counts(c)
         schema.ensure_indexes(c)
+        schema.ensure_ties(c)
 
     @staticmethod
     def _format(c: sqlite3.Connection) -> tuple[int] | None:
@@ -523,6 +524,10 @@ class _Batch:
     def _write(self) -> None:
         c = self.c
         degree = self._paper_degree()
+        ties: dict[str, int] = defaultdict(int)  # change of each node's tie weight (schema)
+        for (a, _, b), n in self.pair_delta.items():
+            ties[a] += n
+            ties[b] += n
         new_rows = []
         update_rows = []
         for nid in self.changed_nodes:
@@ -532,12 +537,13 @@ class _Batch:
             if nid in self.new_nodes:
                 # A new node is written with its paper count: one B-tree write instead of an
                 # insert and then an update that moves it in ``nodes_by_count``.
-                new_rows.append((nid, label, schema.dumps(props), *cols, degree.pop(nid, 0)))
+                counts = (degree.pop(nid, 0), ties.pop(nid, 0))
+                new_rows.append((nid, label, schema.dumps(props), *cols, *counts))
             else:
                 update_rows.append((schema.dumps(props), *cols, nid))
         c.executemany(
             "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text, "
-            "paper_count) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "paper_count, ties) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             new_rows,
         )
         c.executemany(
@@ -555,7 +561,12 @@ class _Batch:
             ],
         )
         c.executemany(
-            "UPDATE nodes SET paper_count = paper_count + ? WHERE id = ?", [(n, i) for i, n in degree.items()]
+            "UPDATE nodes SET paper_count = paper_count + ?, ties = ties + ? WHERE id = ?",
+            [
+                (degree.get(i, 0), ties.get(i, 0), i)
+                for i in sorted(degree.keys() | ties.keys())
+                if degree.get(i) or ties.get(i)
+            ],
         )
         c.executemany(
             'INSERT INTO rels (start, type, "end", weight) VALUES (?,?,?,?) '

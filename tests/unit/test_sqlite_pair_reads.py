@@ -1,0 +1,154 @@
+"""The embedded store's tie reads equal their definition over every pair, heavy or not.
+
+Why: only ties heavier than ``schema.HEAVY_TIE`` are in the weight-ordered indexes, so each
+tie read merges two sources (the heavy index ranges, then weight-1 ties by primary key or
+``rels_by_end_about``). This checks every node, limit and minimum weight of the seed graph
+against the answers computed from ``export()``: the order (weight descending, then id), the
+cut at the limit and the whole-graph sums.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.models import Relationship
+from kg.stores.protocol import PairEdge, PairType, Weighted
+from kg.stores.sqlite import SQLiteStore
+from kg.stores.sqlite.schema import HEAVY_TIE
+from kg.stores.sqlite.store import DB_FILE
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory, seed_records: list[Any]) -> SQLiteStore:
+    s = SQLiteStore(Path(tmp_path_factory.mktemp("pairs")))
+    s.upsert(seed_records)
+    return s
+
+
+def _papers(rel: Relationship) -> int:
+    value = rel.properties["papers"]
+    assert isinstance(value, int)
+    return value
+
+
+def _ties(store: SQLiteStore, pair: PairType) -> list[PairEdge]:
+    return sorted(
+        PairEdge(r.start, r.end, _papers(r)) for r in store.export().relationships if r.type == pair
+    )
+
+
+@pytest.mark.parametrize("pair", ["COAUTHOR", "CO_OCCURS"])
+def test_neighbours_heavy_then_light_in_weight_then_id_order(store: SQLiteStore, pair: PairType) -> None:
+    ties = _ties(store, pair)
+    by_node: dict[str, list[Weighted]] = defaultdict(list)
+    for t in ties:
+        by_node[t.source].append(Weighted(t.target, t.weight))
+        by_node[t.target].append(Weighted(t.source, t.weight))
+    mixed = [n for n, ws in by_node.items() if {w.weight > HEAVY_TIE for w in ws} == {True, False}]
+    assert mixed, "the seed graph must hold nodes with both heavy and weight-1 ties"
+    nodes = sorted(by_node)
+    for min_weight in (1, 2, 3):
+        for limit in (0, 1, 2, 3, 7, 10_000):
+            got = store.weighted_neighbors(nodes, pair, min_weight, limit)
+            for nid, answer in zip(nodes, got, strict=True):
+                want = sorted(
+                    (w for w in by_node[nid] if w.weight >= min_weight), key=lambda w: (-w.weight, w.id)
+                )[:limit]
+                assert answer == want, (nid, min_weight, limit)
+
+
+@pytest.mark.parametrize("pair", ["COAUTHOR", "CO_OCCURS"])
+def test_strongest_nodes_and_heaviest_pairs_over_all_ties(store: SQLiteStore, pair: PairType) -> None:
+    ties = _ties(store, pair)
+    assert {t.weight > HEAVY_TIE for t in ties} == {True, False}
+    for min_weight in (1, 2, 3):
+        total: dict[str, int] = defaultdict(int)
+        for t in ties:
+            if t.weight >= min_weight:
+                total[t.source] += t.weight
+                total[t.target] += t.weight
+        ranked = sorted(total, key=lambda n: (-total[n], n))
+        for limit in (1, 5, 10_000):
+            assert store.strongest_nodes(pair, min_weight, limit) == (ranked[:limit], len(ranked) > limit)
+    ordered = sorted(ties, key=lambda t: (-t.weight, t.source, t.target))
+    heavy = sum(1 for t in ties if t.weight > HEAVY_TIE)
+    for limit in (0, 1, heavy, heavy + 1, heavy + 3, 10_000):
+        assert store.heaviest_pairs(pair, limit) == ordered[:limit], limit
+
+
+def _tie_sums(store: SQLiteStore) -> dict[str, int]:
+    """Each node's summed tie weights, from the exported pairs (the definition of ``ties``)."""
+    sums: dict[str, int] = defaultdict(int)
+    for r in store.export().relationships:
+        if r.type in ("COAUTHOR", "CO_OCCURS"):
+            sums[r.start] += _papers(r)
+            sums[r.end] += _papers(r)
+    return dict(sums)
+
+
+def _kept_ties(store: SQLiteStore) -> dict[str, int]:
+    return dict(store._reader().execute("SELECT id, ties FROM nodes WHERE ties != 0").fetchall())
+
+
+def test_kept_tie_sums_follow_batches_and_removed_pairs(tmp_path: Path, seed_records: list[Any]) -> None:
+    """``nodes.ties`` is kept per write, so it must survive any batching: pairs that grow, new
+    ones, and pairs that go when a re-ingested paper's top concepts change."""
+    store = SQLiteStore(tmp_path)
+    order = seed_records[::-1]
+    for i in range(0, len(order), 7):
+        store.upsert(order[i : i + 7])
+    store.upsert(seed_records[:20])  # unchanged re-ingest
+    assert _kept_ties(store) == _tie_sums(store)
+
+    # A paper listed first with only its weaker concepts, then in full: its top concepts change,
+    # so CO_OCCURS pairs among the weaker ones lose a paper (negative changes, some pairs go).
+    def mentions(r: Any) -> list[Any]:
+        return sorted(
+            (rel for rel in r.relationships if rel.type == "MENTIONS"),
+            key=lambda rel: -float(rel.properties.get("score") or 0),
+        )
+
+    record = max(seed_records, key=lambda r: len(mentions(r)))
+    strong = {rel.end for rel in mentions(record)[:3]}
+    assert len(mentions(record)) >= 11
+    weak = record.model_copy(
+        update={"relationships": [rel for rel in record.relationships if rel.end not in strong]}
+    )
+    fresh = SQLiteStore(tmp_path / "weak")
+    fresh.upsert([weak])
+    pairs_before = {(r.start, r.end) for r in fresh.export().relationships if r.type == "CO_OCCURS"}
+    fresh.upsert(seed_records)
+    pairs_after = {(r.start, r.end) for r in fresh.export().relationships if r.type == "CO_OCCURS"}
+    assert pairs_before - pairs_after, "the full listing must remove some pairs of the weak one"
+    assert _kept_ties(fresh) == _tie_sums(fresh)
+    assert _kept_ties(store) == _tie_sums(store)
+
+
+def test_a_store_without_kept_tie_sums_gets_them_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records)
+    expected = _tie_sums(store)
+    strongest = store.strongest_nodes("CO_OCCURS", 1, 10)
+    store.close()
+    con = sqlite3.connect(tmp_path / DB_FILE)
+    con.execute("DROP INDEX nodes_by_ties")
+    con.execute("ALTER TABLE nodes DROP COLUMN ties")
+    con.commit()
+    con.close()
+    again = SQLiteStore(tmp_path)
+    assert _kept_ties(again) == expected
+    assert again.strongest_nodes("CO_OCCURS", 1, 10) == strongest
+    plan = (
+        again._reader()
+        .execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM nodes INDEXED BY nodes_by_ties WHERE label = 'Concept' "
+            "AND ties > 0 ORDER BY ties DESC, id LIMIT 5"
+        )
+        .fetchall()
+    )
+    assert "nodes_by_ties" in str(plan) and "TEMP B-TREE" not in str(plan)
