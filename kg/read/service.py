@@ -28,7 +28,7 @@ from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
 from kg.stores.protocol import Edge, ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit
-from kg.text_index import tokens
+from kg.text_index import search_words
 
 if TYPE_CHECKING:
     # networkx (and kg.analytics, kg.read.graphs on it) is imported by the analytics methods
@@ -228,7 +228,7 @@ class ReadService:
 
         def run() -> list[SearchHit]:
             hits = self.store.search(text, limit, every_word=True)
-            if len(hits) < limit and len(set(tokens(text))) > 1:
+            if len(hits) < limit and len(search_words(text)) > 1:
                 hits = self.store.search(text, limit)
             return hits
 

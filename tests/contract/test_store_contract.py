@@ -434,6 +434,20 @@ def test_search_ranks_a_title_hit_above_an_abstract_mention(store: GraphStore) -
     assert [h.node.id for h in store.search("zorblax")] == ["paper:b", "paper:a"]
 
 
+def test_search_leaves_stop_words_out(store: GraphStore, seed_records: list[PaperRecord]) -> None:
+    """Both stores drop the same stop words (Lucene's English list, kg.text_index.STOP_WORDS):
+    a word in nearly every abstract must not decide what matches, nor cost a scan of them all."""
+    store.upsert(seed_records)
+    plain = [h.node.id for h in store.search("Nash equilibria", limit=10)]
+    assert plain
+    assert [h.node.id for h in store.search("the Nash equilibria of a game", limit=10)] != []
+    assert [h.node.id for h in store.search("on the Nash with equilibria", limit=10)] == plain
+    assert [h.node.id for h in store.search("Nash equilibria", limit=10, every_word=True)] == [
+        h.node.id for h in store.search("the Nash and equilibria", limit=10, every_word=True)
+    ]
+    assert store.search("to be or not to be") == []
+
+
 def test_search_without_words_or_hits_is_empty(store: GraphStore, seed_records: list[PaperRecord]) -> None:
     store.upsert(seed_records)
     assert store.search("") == []

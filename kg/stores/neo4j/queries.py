@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from kg.errors import GraphStoreError
 from kg.models import DERIVED_REL_TYPES, LABELS, REL_TYPES
-from kg.text_index import FIELD_BOOST, tokens
+from kg.text_index import FIELD_BOOST, search_words
 
 Direction = Literal["out", "in", "both"]
 
@@ -553,9 +553,10 @@ def lucene_escape(text: str) -> str:
 def fulltext_query(text: str, every_word: bool = False) -> str | None:
     """The Lucene query for user ``text``: its words in every field, with the embedded index's boosts.
 
-    Words are the embedded index's tokens (folded, alphanumeric), escaped anyway; ``None`` when
-    the text has no words. Lucene's bare ``AND``/``OR``/``NOT`` are operators only in upper case,
-    and tokens are lower case. ``every_word``: each word required (in any field), as FTS5's
+    Words are the embedded index's (:func:`kg.text_index.search_words`: folded, alphanumeric,
+    no stop words), escaped anyway; ``None`` when the text has no words. Lucene's bare
+    ``AND``/``OR``/``NOT`` are operators only in upper case, and tokens are lower case.
+    ``every_word``: each word required (in any field), as FTS5's
     ``AND`` on the embedded store.
 
     >>> for clause in fulltext_query("Nash equilibria").split(" OR "):
@@ -569,7 +570,7 @@ def fulltext_query(text: str, every_word: bool = False) -> str | None:
     >>> fulltext_query("Nash equilibria", every_word=True).count("+(")
     2
     """
-    words = list(dict.fromkeys(tokens(text)))
+    words = search_words(text)
     if not words:
         return None
     if every_word:

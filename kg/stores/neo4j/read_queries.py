@@ -25,7 +25,7 @@ from kg.stores.neo4j.queries import (
     rel_type,
 )
 from kg.stores.protocol import ListOrder, PairType, PaperQuery
-from kg.text_index import tokens
+from kg.text_index import search_words
 
 KEY_LABEL = "__KGKey"
 KEY_OF = "__KEY_OF"
@@ -257,7 +257,7 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
 def paper_fulltext_query(text: str) -> str | None:
     """The Lucene query of a text condition: its words in title and abstract only (so concept
     nodes of the shared fulltext index never match), with the fulltext boosts."""
-    words = list(dict.fromkeys(tokens(text)))
+    words = search_words(text)
     if not words:
         return None
     terms = " ".join(lucene_escape(w) for w in words)
