@@ -155,6 +155,16 @@ def test_our_proposed_approach_is_a_contribution(fast: Pipeline) -> None:
     assert mentions(r)["contrastive learning"]["about"] is True
 
 
+def test_a_well_known_acronym_in_the_title_counts(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "This paper presents Starling-7B, a chat model, along with its training dataset Nectar, a "
+        "preference dataset collected by prompting GPT-4 to rank responses.",
+        title="Starling-7B: Improving Helpfulness and Harmlessness with RLAIF",
+    )
+    assert mentions(r)["reinforcement learning from AI feedback"]["about"] is True
+
+
 # ------------------------------------------------------------- vocabulary is-a and aliases
 
 
