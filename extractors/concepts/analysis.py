@@ -175,6 +175,7 @@ class Analysis:
     _salience: dict[int, float] = field(default_factory=dict)
     _where: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     _contribution: dict[int, int] = field(default_factory=dict)  # sentence -> where its cue starts
+    _claims: dict[int, tuple[int, int, list[tuple[int, int]]]] | None = None  # see :meth:`_claim_spans`
     _first_sentence: int | None = None
 
     @property
@@ -261,6 +262,48 @@ class Analysis:
             contribution = contribution or (after is not None and start >= after)
         return first, contribution
 
+    def claimed(self, c: Candidate) -> bool:
+        """Whether the paper claims a concept as its own: named in a contribution sentence.
+
+        Stricter than :meth:`where` (which the ranker was trained on): the cue must be a whole
+        verb ("frame" in "framework", "show" in "showcase" are not cues), the occurrence must
+        come before any report of experiments in that sentence ("we validate our system by
+        training imitation learning policies"), and it must not be what the paper compares
+        against or does without ("outperforms diffusion models", "unlike GNNs", "without RL").
+        """
+        self.where(c)  # sets _first_sentence
+        claims = self._claim_spans()
+        token_starts = self.stream.starts
+        starts = self.sentence_starts
+        sentences = self.sentences
+        for s, _ in c.spans:
+            start = token_starts[s]
+            k = bisect_right(starts, start) - 1
+            if k == self._first_sentence and start - sentences[k][0] <= OPENING_CHARS:
+                return True  # the abstract opens with it, as in :meth:`where`
+            hit = claims.get(k)
+            if hit is None:
+                continue
+            after, before, contrasts = hit
+            if after <= start < before and not any(a <= start < b for a, b in contrasts):
+                return True
+        return False
+
+    def _claim_spans(self) -> dict[int, tuple[int, int, list[tuple[int, int]]]]:
+        """Sentence -> (end of its contribution cue, start of its experiments report, the
+        character ranges a contrast cue governs), for contribution sentences only."""
+        if self._claims is None:
+            self._claims = {}
+            for k, (a, b) in enumerate(self.sentences):
+                m = _CLAIM.search(self.text, a, b)
+                if m is None:
+                    continue
+                ev = _EXPERIMENTS.search(self.text, a, b)
+                before = b if ev is None else ev.start()
+                contrasts = [x.span("scope") for x in _CONTRAST.finditer(self.text, a, b)]
+                self._claims[k] = (m.end(), before, contrasts)
+        return self._claims
+
     def salience(self, c: Candidate) -> float:
         """How much the paper is *about* a concept, in [0, 1] (see :data:`SALIENCE_WEIGHTS`).
 
@@ -270,7 +313,8 @@ class Analysis:
         hit = self._salience.get(id(c))
         if hit is not None:
             return hit
-        in_first, in_contribution = self.where(c)
+        in_first, _ = self.where(c)
+        in_contribution = self.claimed(c)
         w = SALIENCE_WEIGHTS
         value = (
             w["title"] * c.in_title
@@ -318,6 +362,47 @@ _CONTRIBUTION = re.compile(
     r"frame|cast|model|revisit|explore|examine|extend|generali[sz]e|leverage)"
     # A sentence about the paper's own method ("Our method can ...", "This approach exploits ...").
     r"|\b(?:this|our|the proposed) (?:method|approach|framework|model|algorithm|technique|system)s?\b",
+    re.I,
+)
+
+# The contribution cue of salience (:meth:`Analysis.claimed`): the verbs of _CONTRIBUTION as
+# whole words in a verb form ("proposes", "introduced"; not "framework", "showcase",
+# "considerations", "human-designed", "well established"), and "our proposed method" as well as
+# "our method".
+_CLAIM_VERBS = (
+    r"(?:propose|introduce|present|develop|design|show(?:case)?|stud(?:y|ie)|investigate|consider|analy[sz]e|prove|"
+    r"demonstrate|address|tackle|focus|establish|derive|provide|characteri[sz]e|formali[sz]e|formulate|"
+    r"frame|cast|model|revisit|explore|examine|extend|generali[sz]e|leverage)"
+)
+# A participle after "well" or an -ly adverb modifies a noun ("on well established algorithms").
+_PARTICIPLE = rf"(?<!well )(?<!ly ){_CLAIM_VERBS}(?:d|ed|n)\b"
+_CLAIM = re.compile(
+    # After "we" the bare form ("we propose"; "models" in "we train models" is a noun) ...
+    rf"\bwe\b[^.;]{{0,60}}?(?<![-\w])(?:re-?)?(?:{_CLAIM_VERBS}\b|{_PARTICIPLE})"
+    # ... after "this paper" also the third person ("this paper studies"; "in this paper, we propose").
+    rf"|\bthis (?:paper|work|study)\b[^.;]{{0,60}}?(?<![-\w])(?:re-?)?"
+    rf"(?:{_CLAIM_VERBS}(?:s|es)?\b|{_PARTICIPLE})"
+    r"|\b(?:this|our|the proposed)(?: (?:proposed|new|novel))? "
+    r"(?:method|approach|framework|model|algorithm|technique|system)s?\b",
+    re.I,
+)
+# Where a sentence turns to its experiments: what follows is the testbed, not the contribution
+# ("We validate the effectiveness of our system by ... training imitation learning policies",
+# "With our framework, we run three experiments on an LLM trained with Constitutional AI").
+_EXPERIMENTS = re.compile(
+    r"\b(?:in (?:the|our) experiments|we (?:\w+ly )?(?:validate|evaluate|test|benchmark)\b"
+    r"|we (?:\w+ly )?(?:run|conduct|perform|carry out)\b[^.;]{0,30}?\b(?:experiments|evaluations?)\b)",
+    re.I,
+)
+# A contrast cue and the phrase it governs, up to a clause boundary or the preposition of a
+# setting ("outperforms prior methods | on image retrieval", "by 8.8% | in caption retrieval"):
+# the concept there is a baseline or something the paper does without, not its contribution
+# ("still cannot beat Nash-Equilibrium algorithms", "unlike prior GNN-based methods", "without
+# reinforcement learning").
+_CONTRAST = re.compile(
+    r"\b(?:unlike|compared (?:to|with)|in contrast to|as opposed to|instead of|rather than|than|"
+    r"outperform(?:s|ed|ing)?|beat(?:s|ing)?|surpass(?:es|ed|ing)?|without|beyond|versus|vs\.?)\b"
+    r"(?P<scope>(?:(?!\b(?:and|but|while|whereas|which|that|on|in|at|by|for|across|under|with)\b)[^,;:()]){0,80})",
     re.I,
 )
 

@@ -43,7 +43,7 @@ DEFAULT_VOCABULARY = Path(__file__).resolve().parent.parent / "data" / "concepts
 WELL_KNOWN_ACRONYMS = frozenset(
     """AI ML NLP RL LLM LM GAN VAE CNN RNN GNN LSTM MLP GRU SGD MCMC MDP POMDP RLHF DPO PPO PCA SVD SVM
     ViT NeRF MoE CoT RAG PEFT LoRA ELBO PDE ODE SDE KL MSE MLE VQA NLI NER OOD DNN DRL MARL ICL VLM
-    MLLM VLA GCN GAT NTK RKHS GP HMM CRF MAML NAS BERT GPT SFT""".split()
+    MLLM VLA GCN GAT NTK RKHS GP HMM CRF MAML NAS BERT GPT SFT RLAIF""".split()
 )
 # Shortened aliases that mean the concept wherever they occur ("bandits": a multi-armed bandit
 # problem). Every other alias that drops words of the name ("distillation" for "knowledge

@@ -84,6 +84,87 @@ def test_every_mention_carries_the_contract_properties(fast: Pipeline) -> None:
     assert mentions(r)["large language models"]["surface"] == "large language models"
 
 
+# Salience counts a contribution sentence ("we propose X") only for what the paper claims. The
+# phrases are from the dev data (bench/labels/concept_links.jsonl and its papers).
+
+
+def test_a_baseline_is_not_a_contribution(fast: Pipeline) -> None:
+    first = "Large language models can play games. We build an agent on GPT-4 for imperfect information "
+    first += "games."
+    beaten = record(
+        fast,
+        first + " As an exploration study, we show that it can potentially outperform traditional algorithms "
+        "without any specialized training, but still cannot beat Nash equilibrium algorithms.",
+    )
+    claimed = record(
+        fast,
+        first + " We propose a Nash equilibrium learning approach, which is symmetric with respect to the "
+        "encoder and decoder.",
+    )
+    assert mentions(beaten)["Nash equilibrium"]["about"] is False
+    assert mentions(claimed)["Nash equilibrium"]["about"] is True
+
+
+def test_concepts_after_an_experiments_cue_are_the_testbed(fast: Pipeline) -> None:
+    first = "Teleoperation needs immersive feedback. We introduce a teleoperation system with active "
+    first += "stereo vision."
+    r = record(
+        fast,
+        first + " We validate the effectiveness of our system by collecting data and training imitation "
+        "learning policies on four long-horizon, precise tasks.",
+    )
+    assert mentions(r)["imitation learning"]["about"] is False
+    r = record(
+        fast,
+        "Language models may not represent global opinions equally. We develop a dataset of survey "
+        "questions. With our framework, we run three experiments on an LLM trained to be helpful, honest, "
+        "and harmless with Constitutional AI.",
+    )
+    assert mentions(r)["constitutional AI"]["about"] is False
+    # Before the cue the concept is still the contribution.
+    r = record(
+        fast,
+        first + " We propose a contrastive learning objective for the policy and evaluate it on four tasks.",
+    )
+    assert mentions(r)["contrastive learning"]["about"] is True
+
+
+def test_the_contribution_cue_is_a_whole_verb(fast: Pipeline) -> None:
+    first = "Exploration remains hard in deep reinforcement learning."
+    # "established" is an adjective here, not the verb of "we".
+    r = record(
+        fast,
+        first + " We build on well established algorithms from the bandit setting, and adapt them to the "
+        "Q-learning setting.",
+    )
+    assert mentions(r)["multi-armed bandits"]["about"] is False
+    # "studies" after "we" is a noun; after "this paper" it is the verb.
+    r = record(fast, first + " We perform case studies on machine translation and speech recognition tasks.")
+    assert mentions(r)["speech recognition"]["about"] is False
+    r = record(fast, first + " This paper studies speech recognition with discrete diffusion models.")
+    assert mentions(r)["speech recognition"]["about"] is True
+
+
+def test_our_proposed_approach_is_a_contribution(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "Robots should represent objects the way people need them. Our proposed approach integrates human "
+        "supervision into the representation learning process by combining contrastive learning with an "
+        "additional loss function.",
+    )
+    assert mentions(r)["contrastive learning"]["about"] is True
+
+
+def test_a_well_known_acronym_in_the_title_counts(fast: Pipeline) -> None:
+    r = record(
+        fast,
+        "This paper presents Starling-7B, a chat model, along with its training dataset Nectar, a "
+        "preference dataset collected by prompting GPT-4 to rank responses.",
+        title="Starling-7B: Improving Helpfulness and Harmlessness with RLAIF",
+    )
+    assert mentions(r)["reinforcement learning from AI feedback"]["about"] is True
+
+
 # ------------------------------------------------------------- vocabulary is-a and aliases
 
 
