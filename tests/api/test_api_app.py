@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from api.app import ResponseCacheMiddleware, create_app
 from api.execute import execute_query
@@ -147,3 +148,29 @@ def _response_cache(app: Any) -> ResponseCacheMiddleware:
         node = getattr(node, "app", None)
     assert isinstance(node, ResponseCacheMiddleware)
     return node
+
+
+LINKED_PAGES = [
+    """{ papers(first: 40) { totalCount nodes { id title authors { name paperCount } venue { name } } } }""",
+    """{ papers(first: 5, after: "b2Zmc2V0OjI=") { edges { cursor node { ...P } } } }
+       fragment P on Paper { id venue { name year } ... on Paper { authors { name nickname } } }""",
+    """{ papers(first: 4) { nodes { title
+       authors @skip(if: true) { name } venue @include(if: false) { id } } } }""",
+    """{ venues { papers(first: 2) { nodes { title authors { name } venue { name } } } } }""",
+]
+
+
+def test_page_links_read_with_the_page_match_the_loaders(
+    seeded_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's authors and venues read with it (api.types.paper_connection) give the same
+    answers as the per-paper loaders they replace for pages not under a list."""
+    import api.types
+
+    with_page = [execute_query(q, store=seeded_store) for q in LINKED_PAGES]
+    monkeypatch.setattr(api.types, "page_paper_fields", lambda info: set())
+    with_loaders = [execute_query(q, store=seeded_store) for q in LINKED_PAGES]
+    assert all(not r.get("errors") and r["data"] for r in with_page)
+    assert json.dumps(with_page) == json.dumps(with_loaders)
+    nodes = with_page[0]["data"]["papers"]["nodes"]
+    assert any(n["authors"] for n in nodes) and any(n["venue"] for n in nodes)
