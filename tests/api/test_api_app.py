@@ -174,3 +174,28 @@ def test_page_links_read_with_the_page_match_the_loaders(
     assert json.dumps(with_page) == json.dumps(with_loaders)
     nodes = with_page[0]["data"]["papers"]["nodes"]
     assert any(n["authors"] for n in nodes) and any(n["venue"] for n in nodes)
+
+
+def test_server_process_relaxes_the_collector_while_serving(tmp_path: Path) -> None:
+    """An app that opens its own store (``kg serve``) freezes its warm heap and collects young
+    objects less often while it serves, and puts both back at shutdown; an injected store (a
+    library or test caller) leaves the collector alone."""
+    import asyncio
+    import gc
+
+    from api.app import SERVING_GEN0_THRESHOLD
+
+    before = gc.get_threshold()
+
+    async def lifespan(app: Any) -> tuple[int, int]:
+        async with app.router.lifespan_context(app):
+            return gc.get_threshold()[0], gc.get_freeze_count()
+
+    owned = create_app(Settings(backend="sqlite", data_dir=tmp_path), warm_first=True)
+    threshold, frozen = asyncio.run(lifespan(owned))
+    assert threshold == SERVING_GEN0_THRESHOLD and frozen > 0
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    from kg.stores.sqlite import SQLiteStore
+
+    injected = create_app(Settings(), store=SQLiteStore(None))
+    assert asyncio.run(lifespan(injected))[0] == before[0]
