@@ -15,7 +15,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from typing import Any
 
 import orjson
@@ -30,6 +30,7 @@ from api.guard import RequestGuardMiddleware, replaying
 from api.http_context import get_context
 from api.lanes import HEALTH, run_in
 from api.schema import build_schema
+from kg.collector import collector_relaxed
 from kg.config import Settings, get_settings
 from kg.errors import KGError, StoreUnavailable
 from kg.read.service import ReadService
@@ -39,6 +40,14 @@ log = logging.getLogger("paperkg.api")
 HEALTH_TIMEOUT_S = 5.0
 REOPEN_INTERVAL_S = 2.0
 DEFAULT_RESPONSE_CACHE_SIZE = 1024
+# Allocations between two young collections while serving (CPython's default is 700). Why: a
+# request allocates thousands of short-lived containers (rows, nodes, graphql-core's results),
+# so the default ran several young collections per request and a full one, over every module,
+# the schema and the warm caches, every few dozen: 30-50% of the server's CPU per request at
+# 10k papers (bench/README.md, "GraphQL CPU per request"). The server's process freezes what is
+# alive once it is warm (never garbage) and collects young objects in fewer, larger passes;
+# cyclic garbage is still collected. Restored at shutdown (tests serve apps in-process).
+SERVING_GEN0_THRESHOLD = 10_000
 
 
 class RequestTimeoutMiddleware:
@@ -336,13 +345,15 @@ def create_app(
             await _warm(app.state.service)
         elif warm_up:
             warming = asyncio.create_task(_warm(app.state.service))
-        try:
-            yield
-        finally:
-            if warming is not None:
-                warming.cancel()
-            if owned:
-                await asyncio.to_thread(active.close)
+        # The server's own process (it opened the store): see SERVING_GEN0_THRESHOLD.
+        with collector_relaxed(SERVING_GEN0_THRESHOLD) if owned else nullcontext():
+            try:
+                yield
+            finally:
+                if warming is not None:
+                    warming.cancel()
+                if owned:
+                    await asyncio.to_thread(active.close)
 
     app = FastAPI(
         title="paperkg",

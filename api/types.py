@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from enum import Enum
 from typing import Generic, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
+from strawberry.types.nodes import SelectedField, Selection
 
 from api.context import Context
 from kg.ids import fold
 from kg.models import Node
-from kg.read.service import PaperFilter
+from kg.read.service import PaperFilter, PaperPage
 from kg.stores.protocol import Edge as StoreEdge
 from kg.stores.protocol import Page, PaperQuery
 
@@ -82,6 +83,12 @@ class CentralityMeasure(Enum):
 class GraphKind(Enum):
     COAUTHOR = "COAUTHOR"
     CONCEPT = "CONCEPT"
+
+
+class Lazy(Enum):
+    """Marks a link of a paper not read with it: loaded when selected."""
+
+    LAZY = "LAZY"
 
 
 # -- pagination ----------------------------------------------------------------------------------
@@ -180,10 +187,57 @@ async def paper_connection(
     if isinstance(query, PaperFilter):
         query = await info.context.call(service.paper_query, query)
     run = info.context.compute if query.text is not None else info.context.call  # text: heavy lane
-    page: Page = await run(service.papers, query, start, n)
-    nodes = await info.context.loaders.nodes.load_many(page.ids)
-    papers = [Paper.from_domain(p, info.context) for p in nodes if p is not None]
+    if any(isinstance(key, int) for key in info.path.as_list()):
+        # One page per item of a list (e.g. every co-author's papers): the loaders batch the
+        # pages' papers, authors and venues across all of them, one store call each.
+        found: Page = await run(service.papers, query, start, n)
+        nodes = await info.context.loaders.nodes.load_many(found.ids)
+        listed = [Paper.from_domain(p, info.context) for p in nodes if p is not None]
+        return make_connection(listed, start, found.total)
+    shown = page_paper_fields(info)
+    page: PaperPage = await run(
+        service.paper_page, query, start, n, authors="authors" in shown, venues="venue" in shown
+    )
+    papers = [
+        Paper.from_domain(
+            p,
+            info.context,
+            authors=Lazy.LAZY if page.authors is None else page.authors[i],
+            venue=Lazy.LAZY if page.venues is None else page.venues[i],
+        )
+        for i, p in enumerate(page.papers)
+    ]
     return make_connection(papers, start, page.total)
+
+
+def _fields(selections: Sequence[Selection]) -> Iterator[SelectedField]:
+    """The fields among ``selections``, those inside fragments included."""
+    for selection in selections:
+        if isinstance(selection, SelectedField):
+            yield selection
+        else:
+            yield from _fields(selection.selections)
+
+
+def page_paper_fields(info: Info) -> set[str]:
+    """Names of the fields a connection field selects on its papers (``nodes`` or ``edges.node``).
+
+    Why: a page's papers get their ``authors`` and ``venue`` read with the page (one store call)
+    when the query selects them, instead of through a loader per paper and field (40 awaitables
+    and three more worker-thread hops for 20 papers). A field under a fragment or directive that
+    ends up not applying only costs a read whose result is not shown. Pages under a list keep
+    the loaders, which batch across the list (see :func:`paper_connection`).
+    """
+    names: set[str] = set()
+    for connection in info.selected_fields:
+        for field in _fields(connection.selections):
+            if field.name == "nodes":
+                names.update(f.name for f in _fields(field.selections))
+            elif field.name == "edges":
+                for edge in _fields(field.selections):
+                    if edge.name == "node":
+                        names.update(f.name for f in _fields(edge.selections))
+    return names
 
 
 def by_score(edges: Sequence[StoreEdge]) -> list[StoreEdge]:
@@ -235,7 +289,16 @@ class Paper:
     authors: list[Author] = strawberry.field(description="Authors in byline order.")
 
     @classmethod
-    def from_domain(cls, node: Node, context: Context) -> Paper:
+    def from_domain(
+        cls,
+        node: Node,
+        context: Context,
+        *,
+        authors: list[Node] | Lazy = Lazy.LAZY,
+        venue: Node | None | Lazy = Lazy.LAZY,
+    ) -> Paper:
+        """The paper of ``node``; ``authors`` and ``venue`` as read with its page, else loaded
+        when selected (:class:`api.loaders.Lookup`)."""
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -248,8 +311,12 @@ class Paper:
             keywords=_list(node, "keywords"),
             sources=_list(node, "sources"),
             url=_str(node, "url"),
-            venue=context.paper_venue.get(node.id, _venue),
-            authors=context.paper_authors.get(node.id, _authors),
+            venue=context.paper_venue.get(node.id, _venue) if isinstance(venue, Lazy) else _venue(venue),
+            authors=(
+                context.paper_authors.get(node.id, _authors)
+                if isinstance(authors, Lazy)
+                else _authors(authors)
+            ),
         )
 
     @strawberry.field(description="Topics it is listed under (leaf topics).")

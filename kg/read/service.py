@@ -45,6 +45,7 @@ __all__ = [
     "NetworkNode",
     "NetworkView",
     "PaperFilter",
+    "PaperPage",
     "ReadService",
     "ServiceError",
     "UnknownName",
@@ -73,6 +74,17 @@ class PaperFilter:
     author: str | None = None
     text: str | None = None
     about_only: bool = True
+
+
+@dataclass(frozen=True)
+class PaperPage:
+    """A page of papers (role: read result): the total, the papers in order and, when asked
+    for, each paper's authors in byline order and its venue (``None`` when not asked for)."""
+
+    total: int
+    papers: list[Node]
+    authors: list[list[Node]] | None = None
+    venues: list[Node | None] | None = None
 
 
 def _pair(graph: GraphName) -> PairType:
@@ -195,6 +207,21 @@ class ReadService:
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
         """One page of papers and the total (totals of popular queries cached per version)."""
         return self.store.papers(query, offset, limit)
+
+    def paper_page(
+        self, query: PaperQuery, offset: int, limit: int, authors: bool = False, venues: bool = False
+    ) -> PaperPage:
+        """One page of papers as nodes, with their authors and venues when asked for: what a
+        page of papers shows, in one call (one worker-thread hop for the API instead of four)."""
+        page = self.store.papers(query, offset, limit)
+        papers = self._nodes(page.ids)
+        ids = [p.id for p in papers]
+        return PaperPage(
+            total=page.total,
+            papers=papers,
+            authors=self.paper_authors_many(ids) if authors else None,
+            venues=self.paper_venue_many(ids) if venues else None,
+        )
 
     def paper_count(self, query: PaperQuery) -> int:
         return self._memo(("count", query), lambda: self.store.paper_count(query))

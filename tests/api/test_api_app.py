@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from api.app import ResponseCacheMiddleware, create_app
 from api.execute import execute_query
@@ -147,3 +148,54 @@ def _response_cache(app: Any) -> ResponseCacheMiddleware:
         node = getattr(node, "app", None)
     assert isinstance(node, ResponseCacheMiddleware)
     return node
+
+
+LINKED_PAGES = [
+    """{ papers(first: 40) { totalCount nodes { id title authors { name paperCount } venue { name } } } }""",
+    """{ papers(first: 5, after: "b2Zmc2V0OjI=") { edges { cursor node { ...P } } } }
+       fragment P on Paper { id venue { name year } ... on Paper { authors { name nickname } } }""",
+    """{ papers(first: 4) { nodes { title
+       authors @skip(if: true) { name } venue @include(if: false) { id } } } }""",
+    """{ venues { papers(first: 2) { nodes { title authors { name } venue { name } } } } }""",
+]
+
+
+def test_page_links_read_with_the_page_match_the_loaders(
+    seeded_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's authors and venues read with it (api.types.paper_connection) give the same
+    answers as the per-paper loaders they replace for pages not under a list."""
+    import api.types
+
+    with_page = [execute_query(q, store=seeded_store) for q in LINKED_PAGES]
+    monkeypatch.setattr(api.types, "page_paper_fields", lambda info: set())
+    with_loaders = [execute_query(q, store=seeded_store) for q in LINKED_PAGES]
+    assert all(not r.get("errors") and r["data"] for r in with_page)
+    assert json.dumps(with_page) == json.dumps(with_loaders)
+    nodes = with_page[0]["data"]["papers"]["nodes"]
+    assert any(n["authors"] for n in nodes) and any(n["venue"] for n in nodes)
+
+
+def test_server_process_relaxes_the_collector_while_serving(tmp_path: Path) -> None:
+    """An app that opens its own store (``kg serve``) freezes its warm heap and collects young
+    objects less often while it serves, and puts both back at shutdown; an injected store (a
+    library or test caller) leaves the collector alone."""
+    import asyncio
+    import gc
+
+    from api.app import SERVING_GEN0_THRESHOLD
+
+    before = gc.get_threshold()
+
+    async def lifespan(app: Any) -> tuple[int, int]:
+        async with app.router.lifespan_context(app):
+            return gc.get_threshold()[0], gc.get_freeze_count()
+
+    owned = create_app(Settings(backend="sqlite", data_dir=tmp_path), warm_first=True)
+    threshold, frozen = asyncio.run(lifespan(owned))
+    assert threshold == SERVING_GEN0_THRESHOLD and frozen > 0
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    from kg.stores.sqlite import SQLiteStore
+
+    injected = create_app(Settings(), store=SQLiteStore(None))
+    assert asyncio.run(lifespan(injected))[0] == before[0]
