@@ -355,24 +355,26 @@ SALIENCE_WEIGHTS: dict[str, float] = {
 }
 ABOUT_THRESHOLD = 0.3
 OPENING_CHARS = 4  # a concept this close to the abstract's start opens it (a math prefix allowed)
+# The verbs that cue a contribution ("we propose", "this paper studies").
+_CUE_VERBS = (
+    "propose introduce present develop design show study investigate consider analy[sz]e prove "
+    "demonstrate address tackle focus establish derive provide characteri[sz]e formali[sz]e formulate "
+    "frame cast model revisit explore examine extend generali[sz]e leverage"
+).split()
 _CONTRIBUTION = re.compile(
     r"\b(?:we|this (?:paper|work|study))\b[^.;]{0,60}?\b"
-    r"(?:propose|introduce|present|develop|design|show|study|investigate|consider|analy[sz]e|prove|"
-    r"demonstrate|address|tackle|focus|establish|derive|provide|characteri[sz]e|formali[sz]e|formulate|"
-    r"frame|cast|model|revisit|explore|examine|extend|generali[sz]e|leverage)"
+    "(?:" + "|".join(_CUE_VERBS) + ")"
     # A sentence about the paper's own method ("Our method can ...", "This approach exploits ...").
     r"|\b(?:this|our|the proposed) (?:method|approach|framework|model|algorithm|technique|system)s?\b",
     re.I,
 )
 
-# The contribution cue of salience (:meth:`Analysis.claimed`): the verbs of _CONTRIBUTION as
+# The contribution cue of salience (:meth:`Analysis.claimed`): the verbs of _CUE_VERBS as
 # whole words in a verb form ("proposes", "introduced"; not "framework", "showcase",
 # "considerations", "human-designed", "well established"), and "our proposed method" as well as
 # "our method".
 _CLAIM_VERBS = (
-    r"(?:propose|introduce|present|develop|design|show(?:case)?|stud(?:y|ie)|investigate|consider|analy[sz]e|prove|"
-    r"demonstrate|address|tackle|focus|establish|derive|provide|characteri[sz]e|formali[sz]e|formulate|"
-    r"frame|cast|model|revisit|explore|examine|extend|generali[sz]e|leverage)"
+    "(?:" + "|".join({"show": "show(?:case)?", "study": "stud(?:y|ie)"}.get(v, v) for v in _CUE_VERBS) + ")"
 )
 # A participle after "well" or an -ly adverb modifies a noun ("on well established algorithms").
 _PARTICIPLE = rf"(?<!well )(?<!ly ){_CLAIM_VERBS}(?:d|ed|n)\b"
