@@ -17,6 +17,9 @@ import neo4j
 import pytest
 
 from api.cli import main
+from kg.config import Settings
+from kg.models import Node, PaperRecord, Relationship
+from kg.stores.neo4j.bulk import bulk_load
 from kg.stores.neo4j.store import Neo4jStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,3 +140,29 @@ def test_bulk_refuses_a_uri_that_is_not_the_home_server(
     home, _uri = bulk_server
     assert kg(home, "bolt://127.0.0.1:1", "--bulk", str(EXAMPLES), monkeypatch=monkeypatch) == 2
     assert "KG_NEO4J_URI is bolt://127.0.0.1:1" in capsys.readouterr().err
+
+
+def test_values_with_line_breaks_import_as_written(bulk_server: tuple[Path, str]) -> None:
+    """Files holding a value with a line break are the only ones the importer parses as
+    multiline (``bulk_csv.multiline_args``); the others are split between its threads. Both
+    kinds in one import give the transactional store's graph."""
+    home, uri = bulk_server
+    records = [
+        PaperRecord(
+            paper=Node(id=f"paper:{i}", label="Paper", properties={"title": title, "year": 2026}),
+            nodes=[Node(id=f"author:{i}", label="Author", properties={"name": f"Ada {i}"})],
+            relationships=[Relationship(type="AUTHORED", start=f"author:{i}", end=f"paper:{i}")],
+        )
+        for i, title in enumerate(["One line", "Two\nlines", 'A "quoted"\r\nCRLF line'])
+    ]
+    with neo4j.GraphDatabase.driver(uri) as driver:
+        Neo4jStore(driver).clear()
+    bulk_load(records, Settings(neo4j_uri=uri), home=home)
+    with neo4j.GraphDatabase.driver(uri) as driver:
+        store = Neo4jStore(driver)
+        bulk = store.export()
+        titles = {n.properties["title"] for n in bulk.nodes if n.label == "Paper"}
+        assert titles == {"One line", "Two\nlines", 'A "quoted"\r\nCRLF line'}
+        store.clear()
+        store.upsert(records)
+        assert store.export() == bulk

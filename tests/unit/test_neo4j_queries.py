@@ -163,6 +163,37 @@ def test_write_csv_groups_by_labels_and_signature(tmp_path: Path) -> None:
     assert (files.nodes, files.relationships) == (7 + len(keys), 1 + 3 + 3 + 1 + len(key_of) - 1)
 
 
+def test_only_files_with_a_line_break_in_a_value_are_read_as_multiline(tmp_path: Path) -> None:
+    """The importer parses a file in parallel unless it is named as multiline: only the file
+    holding the paper whose title spans lines is, and the rows read back as written."""
+    plain = record("p:1", ["a:x"], {"c:m": "METHOD"})
+    broken = record("p:2", ["a:y"], {})
+    broken.paper.properties.update(title="A title\nover two lines", abstract="and a\r\nCRLF")
+    files = write_csv(merge_records([plain, broken]), tmp_path, version=1)
+    assert len(files.multiline) == 1 and files.multiline[0].name.startswith("nodes-")
+    assert files.admin_args()[:2] == [
+        "--multiline-fields-format=v2",
+        f"--multiline-fields={files.multiline[0]}",
+    ]
+    rows = read_csv(files.multiline[0])
+    assert any("A title\nover two lines" in row and "and a\r\nCRLF" in row for row in rows)
+    assert all(len(row) == len(rows[0]) for row in rows)
+    assert sum(n for _p, n in files.files) == sum(len(read_csv(p)) - 1 for p, _n in files.files)
+
+    clean = write_csv(merge_records([plain]), tmp_path / "clean", version=1)
+    assert clean.multiline == [] and clean.admin_args()[0] == "--multiline-fields=false"
+
+
+def test_write_csv_refuses_the_array_delimiter_in_any_value(tmp_path: Path) -> None:
+    for where in ("title", "sources"):
+        bad = record("p:1", ["a:x"], {})
+        bad.paper.properties[where] = (
+            f"x{ARRAY_DELIMITER}y" if where == "title" else ["a", f"b{ARRAY_DELIMITER}"]
+        )
+        with pytest.raises(GraphStoreError, match="U\\+001F"):
+            write_csv(merge_records([bad]), tmp_path / where, version=1)
+
+
 def test_write_csv_refuses_a_record_with_an_unknown_end(tmp_path: Path) -> None:
     bad = record("p:1", ["a:x"], {})
     bad.relationships.append(Relationship(type="AUTHORED", start="a:ghost", end="p:1"))

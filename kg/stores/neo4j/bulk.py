@@ -12,8 +12,9 @@ Steps (:func:`bulk_load`):
 2. merge the records exactly like the transactional store (:mod:`kg.stores.neo4j.bulk_csv`);
 3. stop the server (``scripts/neo4j/stop``) while the CSV files are written;
 4. ``org.neo4j.cli.AdminTool database import full`` with the server's own jars and config;
-5. start it again with the same ports, create the store's constraints and indexes and wait
-   until they are ONLINE (``db.awaitIndexes``).
+5. start it again with the same ports, give back the empty lists the importer cannot write,
+   create the store's constraints and indexes in one transaction (one store scan populates
+   them all) and wait until they are ONLINE (``db.awaitIndexes``).
 
 The new store version is the old one plus one, so caches keyed on it see the load.
 
@@ -43,6 +44,7 @@ from kg.models import PaperRecord, RawPaper
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
 from kg.stores.neo4j import queries as q
+from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.bulk_csv import IMPORT_OPTIONS, CsvSet, merge_records, write_csv
 from kg.stores.neo4j.store import Neo4jStore, translate_error
 
@@ -292,8 +294,9 @@ def bulk_load(
     phase("schema")
     try:
         with driver_for(settings) as driver:
-            Neo4jStore(driver, settings.neo4j_database).close()  # constraints + indexes, awaited ONLINE
             _restore_empty_lists(driver, settings.neo4j_database, files)
+            _create_schema(driver, settings.neo4j_database)
+            Neo4jStore(driver, settings.neo4j_database).close()  # awaits them ONLINE
     except (Neo4jError, DriverError) as e:
         raise translate_error(e, settings.neo4j_uri, settings.neo4j_user) from e
     phase.end()
@@ -301,14 +304,37 @@ def bulk_load(
 
 
 def _restore_empty_lists(driver: neo4j.Driver, database: str | None, files: CsvSet) -> None:
-    """Set the empty-list properties the importer cannot write (see :mod:`.bulk_csv`)."""
+    """Set the empty-list properties the importer cannot write (see :mod:`.bulk_csv`).
+
+    Nodes first, before any index exists: a third of the concepts are rewritten here, and
+    every index on them would be updated too. The relationships' ends are found by id, which
+    needs the id constraints, so those (none from the extractors today) wait for the schema.
+    """
     with driver.session(database=database) as session:
         for fix, keys in files.node_fixes.items():
             stmt = q.restore_empty_lists(fix, keys)
             session.run(stmt.text, stmt.params).consume()
-        for rtype, rows in files.rel_fixes.items():
-            for i in range(0, len(rows), 1000):
-                session.execute_write(_run, q.restore_empty_rel_lists(rtype, rows[i : i + 1000]))
+    if files.rel_fixes:
+        _create_schema(driver, database)
+        with driver.session(database=database) as session:
+            session.run(q.await_indexes().text, q.await_indexes().params).consume()
+            for rtype, rows in files.rel_fixes.items():
+                for i in range(0, len(rows), 1000):
+                    session.execute_write(_run, q.restore_empty_rel_lists(rtype, rows[i : i + 1000]))
+
+
+def _create_schema(driver: neo4j.Driver, database: str | None) -> None:
+    """The store's constraints and indexes, created in ONE transaction.
+
+    Indexes committed together are populated by one job that scans the imported store once
+    for all of them; created one per transaction, as the store does when it opens, each scans
+    it again and the uniqueness constraints wait for the scans before them. The statements
+    are the store's own (``IF NOT EXISTS``), so opening the store afterwards adds nothing.
+    """
+    with driver.session(database=database) as session, session.begin_transaction() as tx:
+        for stmt in [*q.schema_statements(), *rq.schema_statements()]:
+            tx.run(stmt.text, stmt.params).consume()
+        tx.commit()
 
 
 def _run(tx: neo4j.ManagedTransaction, stmt: q.Statement) -> None:

@@ -30,13 +30,13 @@ Why this shape:
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from kg.errors import GraphStoreError
-from kg.models import PaperRecord, PropertyValue, UpsertSummary
+from kg.models import DERIVED_REL_TYPES, PaperRecord, PropertyValue, UpsertSummary
 from kg.provisional import concept_ids, provisional_ids
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
@@ -92,9 +92,49 @@ def cell(value: PropertyValue, where: str) -> str:
     return text
 
 
-def signature(props: dict[str, Any], where: str) -> Signature:
-    """``(key, type)`` pairs of a property map, sorted: rows with one signature share a file."""
-    return tuple(sorted((k, value_type(v, where)) for k, v in props.items()))
+_SCALARS: dict[type, str] = {str: "string", int: "long", float: "double", bool: "boolean"}
+
+
+def encode(props: dict[str, Any], where: str) -> tuple[Signature, list[str]]:
+    """The row's signature and cells (:func:`cell`, in signature order), in one pass.
+
+    The signature is the sorted ``(key, type)`` pairs of the property map: rows with one
+    signature share a file.
+
+    The loop of :func:`write_csv` runs this once per node and relationship (millions at 100k
+    papers), so exact scalar types take a branch each instead of the general functions; lists
+    and anything else go through :func:`value_type` and :func:`cell`, which also refuse what
+    cannot be written.
+
+    >>> encode({"b": ["x", "y"], "a": 1.5, "c": True}, "x")[0]
+    (('a', 'double'), ('b', 'string[]'), ('c', 'boolean'))
+    >>> encode({"b": ["x", "y"], "a": 1.5, "c": True}, "x")[1] == ["1.5", "x\x1fy", "true"]
+    True
+    """
+    sig: list[tuple[str, str]] = []
+    cells: list[str] = []
+    for key in sorted(props):
+        value = props[key]
+        kind = _SCALARS.get(type(value))
+        if kind == "string":
+            if ARRAY_DELIMITER in value:
+                raise GraphStoreError(f"{where}: a value contains U+001F, the bulk import's array delimiter")
+            text = value
+        elif kind == "long":
+            text = str(value)
+        elif kind == "double":
+            text = repr(value)
+        elif kind == "boolean":
+            text = "true" if value else "false"
+        elif type(value) is list and set(map(type, value)) <= {str}:  # names, aliases, evidence
+            kind, text = "string[]", ARRAY_DELIMITER.join(value)
+            if text.count(ARRAY_DELIMITER) > max(len(value) - 1, 0):
+                raise GraphStoreError(f"{where}: a value contains U+001F, the bulk import's array delimiter")
+        else:
+            kind, text = value_type(value, where), cell(value, where)
+        sig.append((key, kind))
+        cells.append(text)
+    return tuple(sig), cells
 
 
 @dataclass
@@ -154,9 +194,42 @@ class CsvSet:
     node_fixes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # relationship type -> rows [start id, end id, {key: []}]
     rel_fixes: dict[str, list[list[Any]]] = field(default_factory=dict)
+    # every file written, with its data rows; and those where a value spans lines
+    files: list[tuple[Path, int]] = field(default_factory=list)
+    multiline: list[Path] = field(default_factory=list)
 
     def admin_args(self) -> list[str]:
-        return [*self.node_args, *self.rel_args]
+        return [*multiline_args(self.multiline), *self.node_args, *self.rel_args]
+
+
+def multiline_args(paths: Sequence[Path]) -> list[str]:
+    """The importer's multiline option: off, unless some files hold a value with a line break.
+
+    With ``--multiline-fields=true`` the importer cannot split a file between its parsing
+    threads (a line end may be inside a quoted value), and that costs a quarter of its time
+    here; its ``v2`` form names the files that need it instead. Values with line breaks are
+    rare (readers collapse whitespace in titles and abstracts), but nothing forbids them.
+
+    >>> multiline_args([])
+    ['--multiline-fields=false']
+    >>> multiline_args([Path("a.csv"), Path("b.csv")])
+    ['--multiline-fields-format=v2', '--multiline-fields=a.csv,b.csv']
+    """
+    if not paths:
+        return ["--multiline-fields=false"]
+    return ["--multiline-fields-format=v2", f"--multiline-fields={','.join(str(p) for p in paths)}"]
+
+
+def spans_lines(path: Path, rows: int, block: int = 1 << 24) -> bool:
+    """Does the CSV at ``path`` (a header and ``rows`` rows, one line end each) hold a line
+    break inside a value? Counted in the written bytes, so the row loop pays nothing."""
+    breaks = 0
+    with path.open("rb") as handle:
+        while data := handle.read(block):
+            if b"\r" in data:
+                return True
+            breaks += data.count(b"\n")
+    return breaks != rows + 1
 
 
 class _Writer:
@@ -194,18 +267,29 @@ def _node_labels(label: str, props: dict[str, Any], fix: str | None) -> str:
 
 def _split_empty(props: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
     """``props`` without its empty lists, and their keys (sorted)."""
+    if [] not in props.values():  # the common case, tested in C
+        return props, ()
     empty = tuple(sorted(k for k, v in props.items() if v == []))
     if not empty:
         return props, empty
     return {k: v for k, v in props.items() if k not in empty}, empty
 
 
-def _write_file(path: Path, header: list[str], rows: Iterable[list[str]]) -> Path:
+def _write_file(path: Path, header: list[str], rows: Iterable[list[str]], out: CsvSet) -> Path:
     """One import CSV with a fixed header (every cell quoted, as the importer reads them)."""
+    written = 0
+
+    def counted() -> Iterator[list[str]]:
+        nonlocal written
+        for row in rows:
+            written += 1
+            yield row
+
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
         writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerows(counted())
+    out.files.append((path, written))
     return path
 
 
@@ -230,14 +314,16 @@ def _write_keys(
         directory / "keys-r.csv",
         ["key:ID(paperkg_key)", "rkey"],
         ([k, r] for k, r in keys.items() if r is not None),
+        out,
     )
     without_r = _write_file(
-        directory / "keys.csv", ["key:ID(paperkg_key)"], ([k] for k, r in keys.items() if r is None)
+        directory / "keys.csv", ["key:ID(paperkg_key)"], ([k] for k, r in keys.items() if r is None), out
     )
     of = _write_file(
         directory / "key-of.csv",
         [":START_ID(paperkg_key)", ":END_ID", "rank:long"],
         ([key, node_id, str(rank)] for key, node_id, rank in key_of),
+        out,
     )
     out.node_args += [f"--nodes={rq.KEY_LABEL}={with_r}", f"--nodes={rq.KEY_LABEL}={without_r}"]
     out.rel_args.append(f"--relationships={rq.KEY_OF}={of}")
@@ -274,8 +360,9 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
                     out.node_fixes[fix] = empty
             where = f"node {node_id}"
             labels = _node_labels(label, props, fix)
-            g = nodes.group("nodes", labels, signature(props, where), ["id:ID"])
-            g.writer.writerow([node_id, *(cell(props[k], where) for k in sorted(props))])
+            sig, cells = encode(props, where)
+            g = nodes.group("nodes", labels, sig, ["id:ID"])
+            g.writer.writerow([node_id, *cells])
             g.rows += 1
         for (labels, _sig), g in nodes.groups.items():
             out.node_args.append(f"--nodes={labels}={g.path}")
@@ -289,6 +376,7 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
             [q.VERSION_ID, str(version)],
             [q.PAIR_KEYS_ID, str(PAIR_KEYS_FORMAT)],
         ],  # every pair below has its key
+        out,
     )
     out.node_args.append(f"--nodes={q.META_LABEL}={meta}")
     _write_keys(directory, keys, key_of, out)
@@ -298,6 +386,7 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
             directory / "keyphrases.csv",
             ["id:ID(paperkg_keyphrase)", "concept", "paper", "node", "rel"],
             ([q.keyphrase_id(cid, pid), cid, pid, node, rel] for cid, pid, node, rel in phrase_rows),
+            out,
         )
         out.node_args.append(f"--nodes={q.KEYPHRASE_LABEL}={phrases}")
 
@@ -307,29 +396,36 @@ def write_csv(graph: MergedGraph, directory: Path, version: int) -> CsvSet:
             props, empty = _split_empty(all_props)
             if empty:
                 out.rel_fixes.setdefault(rtype, []).append([start, end, dict.fromkeys(empty, [])])
-            where = f"relationship {rtype} {start}->{end}"
-            g = rels.group("rels", rtype, signature(props, where), [":START_ID", ":END_ID"])
-            g.writer.writerow([start, end, *(cell(props[k], where) for k in sorted(props))])
+            sig, cells = encode(props, f"relationship {rtype} {start}->{end}")
+            g = rels.group("rels", rtype, sig, [":START_ID", ":END_ID"])
+            g.writer.writerow([start, end, *cells])
             g.rows += 1
-        pair_sig: Signature = ((q.PAIR_KEY, "long"), ("papers", "long"))
-        for (a, rtype, b), n in batch.bumps.items():
-            if n <= 0:
-                continue
-            g = rels.group("rels", rtype, pair_sig, [":START_ID", ":END_ID"])
-            g.writer.writerow([a, b, str(q.pair_key(a, b)), str(n)])
-            g.rows += 1
+        _write_pairs(batch, rels)
         for (rtype, _sig), g in rels.groups.items():
             out.rel_args.append(f"--relationships={q.rel_type(rtype)}={g.path}")
             out.relationships += g.rows
     finally:
         rels.close()
+    out.files += [(g.path, g.rows) for w in (nodes, rels) for g in w.groups.values()]
+    out.multiline = [path for path, rows in out.files if spans_lines(path, rows)]
     return out
+
+
+def _write_pairs(batch: _Batch, rels: _Writer) -> None:
+    """The derived pairs (a third or more of all rows): one file per type, written in C."""
+    pair_sig: Signature = ((q.PAIR_KEY, "long"), ("papers", "long"))
+    pair_key = q.pair_key
+    for rtype in DERIVED_REL_TYPES:
+        pairs = [(a, b, n) for (a, t, b), n in batch.bumps.items() if t == rtype and n > 0]
+        if pairs:
+            g = rels.group("rels", rtype, pair_sig, [":START_ID", ":END_ID"])
+            g.writer.writerows([a, b, str(pair_key(a, b)), str(n)] for a, b, n in pairs)
+            g.rows += len(pairs)
 
 
 # Options every import uses (see the module docstring for why).
 IMPORT_OPTIONS: tuple[str, ...] = (
     "--overwrite-destination=true",
-    "--multiline-fields=true",
     f"--array-delimiter={ARRAY_DELIMITER_ARG}",
     "--ignore-empty-strings=false",
     "--id-type=string",
