@@ -146,7 +146,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         from kg.stores.neo4j.bulk import bulk_ingest
 
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
-        return bulk_ingest(args.paths, Pipeline(nlp=nlp, mode=settings.concept_mode), settings, _out)
+        pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
+        return bulk_ingest(args.paths, pipeline, settings, _out, jobs=settings.jobs or default_jobs())
     store = _open_store(settings)
     try:
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)

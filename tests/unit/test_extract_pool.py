@@ -91,3 +91,19 @@ def test_a_dead_worker_loses_no_paper(nlp_fast: Any) -> None:
     assert extractor.parallel
     assert len(records) == len(papers)
     assert [r.paper.id for r in records] == [r.paper.id for r in Pipeline(nlp=nlp_fast).build(papers)[0]]
+
+
+def test_bulk_records_from_workers_come_in_input_order(tmp_path: Path, nlp_fast: Any) -> None:
+    """``kg ingest --bulk`` extracts with the same pool: the records, and the problems of a
+    bad file, are those of one process, in the same order."""
+    from kg.stores.neo4j.bulk import records_from_files
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"title": "x"\n', encoding="utf-8")
+    runs: list[tuple[list[PaperRecord], list[str]]] = []
+    for jobs in (1, 2):
+        problems: list[ReadProblem] = []
+        records = list(records_from_files([EXAMPLES, bad], Pipeline(nlp=nlp_fast), problems, jobs, batch=7))
+        runs.append((records, [str(p) for p in problems]))
+    assert len(runs[0][0]) == 58 and runs[0][1]
+    assert runs[1] == runs[0]

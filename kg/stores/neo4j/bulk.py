@@ -40,6 +40,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from kg.config import Settings
 from kg.errors import ConfigError, GraphStoreError
+from kg.extract_pool import Built, Extractor
 from kg.models import PaperRecord, RawPaper
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
@@ -364,31 +365,40 @@ class _Phases:
 
 
 def records_from_files(
-    paths: Sequence[Path], pipeline: Pipeline, problems: list[ReadProblem]
+    paths: Sequence[Path], pipeline: Pipeline, problems: list[ReadProblem], jobs: int = 1, batch: int = 2000
 ) -> Iterator[PaperRecord]:
-    """Records of every paper in ``paths`` (files or folders), extracted in batches of 2,000.
+    """Records of every paper in ``paths`` (files or folders), in input order.
 
-    Unreadable files and records are appended to ``problems`` and skipped, like ``kg ingest``.
+    Extracted in batches of ``batch`` by ``jobs`` worker processes (:mod:`kg.extract_pool`,
+    as ``kg ingest`` does), so the merge, which consumes this iterator, runs in this process
+    while the workers extract the batches after. Unreadable files and records are appended to
+    ``problems`` and skipped, like ``kg ingest``.
     """
+    extractor = Extractor(pipeline, jobs)
     pending: list[RawPaper] = []
 
-    def flush() -> Iterator[PaperRecord]:
-        records, found = pipeline.build(pending)
-        problems.extend(found)
-        pending.clear()
-        yield from records
+    def take(built: Iterator[Built]) -> Iterator[PaperRecord]:
+        for records, found in built:
+            problems.extend(found)
+            yield from records
 
-    for item in iter_input_files(list(paths)):
-        if isinstance(item, ReadProblem):
-            problems.append(item)
-            continue
-        result = read_file(item)
-        problems.extend(result.problems)
-        for paper in result.papers:
-            pending.append(paper)
-            if len(pending) >= 2000:
-                yield from flush()
-    yield from flush()
+    try:
+        for item in iter_input_files(list(paths)):
+            if isinstance(item, ReadProblem):
+                problems.append(item)
+                continue
+            result = read_file(item)
+            problems.extend(result.problems)
+            for paper in result.papers:
+                pending.append(paper)
+                if len(pending) >= batch:
+                    yield from take(extractor.submit(pending))
+                    pending = []
+        if pending:
+            yield from take(extractor.submit(pending))
+        yield from take(extractor.drain())
+    finally:
+        extractor.close()
 
 
 def _say(phase: str) -> None:
@@ -396,12 +406,17 @@ def _say(phase: str) -> None:
 
 
 def bulk_ingest(
-    paths: Sequence[Path], pipeline: Pipeline, settings: Settings, out: Callable[[str], None]
+    paths: Sequence[Path],
+    pipeline: Pipeline,
+    settings: Settings,
+    out: Callable[[str], None],
+    jobs: int = 1,
 ) -> int:
-    """``kg ingest --bulk``: extract ``paths``, bulk-load them, print a summary; the exit code."""
+    """``kg ingest --bulk``: extract ``paths`` (``jobs`` worker processes), bulk-load them, print
+    a summary; the exit code."""
     problems: list[ReadProblem] = []
     summary = bulk_load(
-        records_from_files(paths, pipeline, problems),
+        records_from_files(paths, pipeline, problems, jobs),
         settings,
         on_phase=_say,
     )
