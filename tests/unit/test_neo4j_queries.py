@@ -163,6 +163,25 @@ def test_write_csv_groups_by_labels_and_signature(tmp_path: Path) -> None:
     assert (files.nodes, files.relationships) == (7 + len(keys), 1 + 3 + 3 + 1 + len(key_of) - 1)
 
 
+def test_a_forked_relationship_writer_writes_the_same_files(tmp_path: Path) -> None:
+    graph = merge_records(
+        [
+            record("p:1", ["a:x", "a:y"], {"c:m": "METHOD", "c:plain": "CONCEPT"}),
+            record("p:2", ["a:x", "a:z"], {"c:d": "DATASET", "c:m": "METHOD"}, aliases=["D"]),
+        ]
+    )
+    one = write_csv(graph, tmp_path / "one", version=3)
+    two = write_csv(graph, tmp_path / "two", version=3, jobs=2)
+    assert two.admin_args() == [
+        a.replace(str(tmp_path / "one"), str(tmp_path / "two")) for a in one.admin_args()
+    ]
+    assert (two.nodes, two.relationships, two.node_fixes) == (one.nodes, one.relationships, one.node_fixes)
+    names = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "two").iterdir()) and any("rels" in n for n in names)
+    for name in names:
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
 def test_only_files_with_a_line_break_in_a_value_are_read_as_multiline(tmp_path: Path) -> None:
     """The importer parses a file in parallel unless it is named as multiline: only the file
     holding the paper whose title spans lines is, and the rows read back as written."""

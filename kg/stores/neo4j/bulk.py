@@ -40,7 +40,7 @@ from neo4j.exceptions import DriverError, Neo4jError
 
 from kg.config import Settings
 from kg.errors import ConfigError, GraphStoreError
-from kg.extract_pool import Built, Extractor
+from kg.extract_pool import Built, Extractor, default_jobs
 from kg.models import PaperRecord, RawPaper
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
@@ -280,7 +280,7 @@ def bulk_load(
     stopping = control.stop_async()  # the stop's connection drain overlaps the CSV writing
     try:
         try:
-            files = write_csv(graph, directory, summary.version)
+            files = write_csv(graph, directory, summary.version, jobs=min(2, default_jobs()))
         finally:
             control.wait(stopping, "scripts/neo4j/stop")
         del graph
