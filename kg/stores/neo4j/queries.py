@@ -268,6 +268,15 @@ def relationships_around(ids: Sequence[str]) -> Statement:
     )
 
 
+def mentions_of(ids: Sequence[str]) -> Statement:
+    """The stored ``MENTIONS`` of the given papers, rows as in :func:`relationships_around`."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}})-[r:MENTIONS]->(o:{NODE_LABEL}) "
+        "RETURN collect([id, 'MENTIONS', o.id, properties(r), elementId(n), elementId(o)]) AS rows",
+        {"ids": list(ids)},
+    )
+
+
 def _match_pair(start: str, end: str) -> str:
     """Both ends by element id: a direct record lookup, cheaper than an index seek.
 

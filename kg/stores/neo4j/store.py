@@ -83,6 +83,8 @@ RETRY_TIME_S = 30.0  # the driver's default max_transaction_retry_time
 # dbms.memory.transaction.total.max pool (both seen in tests and benchmarks).
 MEMORY_LIMIT_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemoryError"})
 RelKey = tuple[str, str, str]  # (start, type, end)
+# Nodes read by id in one transaction: id -> (properties, label, element id), None when not stored.
+_Seen = dict[str, tuple[Properties, str, str] | None]
 START_HINT = "Is the server running? (scripts/neo4j/start, or docker compose up -d neo4j)"
 
 
@@ -148,6 +150,18 @@ def _db_node_properties(node_id: str, label: str, props: Properties) -> dict[str
         if isinstance(aliases, list) and aliases:
             row[q.ALIAS_TEXT] = " ".join(str(a) for a in aliases)
     return row
+
+
+def _record_ids(records: Iterable[PaperRecord]) -> list[str]:
+    """Every node id the records name: papers, nodes and relationship ends."""
+    ids: dict[str, None] = {}
+    for r in records:
+        ids[r.paper.id] = None
+        ids.update((n.id, None) for n in r.nodes)
+        for rel in r.relationships:
+            ids[rel.start] = None
+            ids[rel.end] = None
+    return list(ids)
 
 
 def _chunks(rows: list[T], size: int) -> Iterator[list[T]]:
@@ -537,12 +551,14 @@ class Neo4jStore(Neo4jReads):
 
     def _upsert_tx(self, tx: Tx, records: list[PaperRecord]) -> UpsertSummary:
         self._exec(tx, q.lock_writers())
-        plan = self._plan_provisional(tx, records)
+        seen: _Seen = {}
+        plan = self._plan_provisional(tx, records, seen)
         batch = self._load_state(
             tx,
             plan.records,
             [p.paper for p in plan.promote],
             [end for p in plan.promote for link in p.links for end in (link.start, link.end)],
+            seen,
         )
         summary = UpsertSummary()
         batch.apply_plan(plan, summary)
@@ -551,50 +567,76 @@ class Neo4jStore(Neo4jReads):
         update_read_index(tx, written, batch.new_nodes, batch.paper_delta)
         return summary
 
-    def _plan_provisional(self, tx: Tx, records: list[PaperRecord]) -> Plan:
-        """:func:`kg.provisional.plan` over the nodes and keyphrase rows stored for the batch."""
-        existing: set[str] = set()
+    def _look_up(self, tx: Tx, ids: Iterable[str], seen: _Seen) -> None:
+        """Read the nodes among ``ids`` not looked up yet in this transaction into ``seen``.
+
+        The provisional plan and the batch state need mostly the same nodes; reading each once
+        halves the look-ups by id, the largest read of an incremental batch.
+        """
+        todo = [i for i in dict.fromkeys(ids) if i not in seen]
+        for chunk in _chunks(todo, self._batch_size):
+            for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
+                seen[node_id] = (_strip_internal(props), _label_of(labels), eid)
+        for node_id in todo:
+            seen.setdefault(node_id, None)
+
+    def _plan_provisional(self, tx: Tx, records: list[PaperRecord], seen: _Seen) -> Plan:
+        """:func:`kg.provisional.plan` over the nodes and keyphrase rows stored for the batch.
+
+        Only concepts that are not nodes can have keyphrase rows: a concept's rows are dropped in
+        the transaction that makes it a node, and none are written for a node. So the rows are
+        looked up for those alone (most concepts of a batch into a grown store are nodes).
+        """
+        self._look_up(tx, _record_ids(records), seen)
+        existing = {i for i in provisional_ids(records) if seen.get(i) is not None}
         stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
-        for chunk in _chunks(provisional_ids(records), self._batch_size):
-            existing.update(row[0] for row in self._rows(tx, q.nodes_by_id(chunk)))
-        for chunk in _chunks(concept_ids(records), self._batch_size):
+        absent = [c for c in concept_ids(records) if seen.get(c) is None]
+        for chunk in _chunks(absent, self._batch_size):
             for cid, pid, node, rel in self._rows(tx, q.keyphrases_of(chunk)):
                 stored.setdefault(cid, {})[pid] = (json.loads(node), json.loads(rel))
         return plan_provisional(records, existing, stored)
 
     def _load_state(
-        self, tx: Tx, records: list[PaperRecord], carriers: Sequence[str] = (), linked: Sequence[str] = ()
+        self,
+        tx: Tx,
+        records: list[PaperRecord],
+        carriers: Sequence[str] = (),
+        linked: Sequence[str] = (),
+        seen: _Seen | None = None,
     ) -> _Batch:
         """The stored state the records touch; ``carriers``: stored papers of promoted concepts,
         loaded like the batch's own papers; ``linked``: the ends of the links their keyphrase
-        rows restore (:class:`kg.provisional.Promotion`), which need an element id."""
+        rows restore (:class:`kg.provisional.Promotion`), which need an element id; ``seen``:
+        nodes already read in this transaction."""
+        seen = {} if seen is None else seen
         ids: dict[str, None] = dict.fromkeys([*carriers, *linked])
-        for r in records:
-            ids[r.paper.id] = None
-            ids.update((n.id, None) for n in r.nodes)
-            for rel in r.relationships:
-                ids[rel.start] = None
-                ids[rel.end] = None
+        ids.update(dict.fromkeys(_record_ids(records)))
+        self._look_up(tx, ids, seen)
         batch = _Batch(tracked={r.paper.id for r in records} | set(carriers))
-        for chunk in _chunks(list(ids), self._batch_size):
-            for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
-                batch.nodes[node_id] = _strip_internal(props)
-                batch.labels[node_id] = _label_of(labels)
-                batch.eids[node_id] = eid
-        papers = dict.fromkeys([*carriers, *(r.paper.id for r in records)])
-        stored_papers = [p for p in papers if p in batch.nodes]
-        for chunk in _chunks(stored_papers, self._batch_size):
-            for start, rtype, end, props, start_eid, end_eid in self._rows(tx, q.relationships_around(chunk)):
-                batch.know_rel((start, rtype, end), props)
-                batch.eids[start] = start_eid
-                batch.eids[end] = end_eid
+        for node_id in ids:
+            hit = seen[node_id]
+            if hit is not None:
+                batch.nodes[node_id], batch.labels[node_id], batch.eids[node_id] = hit
+        papers = {r.paper.id for r in records}
+        own = [p for p in dict.fromkeys(r.paper.id for r in records) if p in batch.nodes]
+        # A carrier outside the batch only gains a MENTIONS (and the concept's links, whose
+        # concept is new): its other relationships cannot change, so only its MENTIONS are read.
+        others = {p: None for p in carriers if p in batch.nodes and p not in papers}
+        reads = [(q.relationships_around, own), (q.mentions_of, list(others))]
+        for build, read in reads:
+            for chunk in _chunks(read, self._batch_size):
+                for start, rtype, end, props, start_eid, end_eid in self._rows(tx, build(chunk)):
+                    batch.know_rel((start, rtype, end), props)
+                    batch.eids[start] = start_eid
+                    batch.eids[end] = end_eid
         # Relationships away from the batch's papers (BROADER, SUBTOPIC_OF, ...): by key.
         by_type: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
         for r in records:
             for rel in r.relationships:
                 if (
-                    rel.start not in batch.tracked
-                    and rel.end not in batch.tracked
+                    rel.start not in papers
+                    and rel.end not in papers
+                    and not (rel.type == "MENTIONS" and rel.start in others)
                     and rel.start in batch.nodes
                     and rel.end in batch.nodes
                     and rel.type not in DERIVED_REL_TYPES
