@@ -85,6 +85,10 @@ MEMORY_LIMIT_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemor
 RelKey = tuple[str, str, str]  # (start, type, end)
 # Nodes read by id in one transaction: id -> (properties, label, element id), None when not stored.
 _Seen = dict[str, tuple[Properties, str, str] | None]
+# Fewest rows per UNWIND statement of an upsert: a batch of 500 papers writes ~25,000
+# relationships and reads ~10,000 nodes, and every statement is a round trip in which the client
+# and the server take turns on the CPU; 500 rows a statement made ~150 statements a batch.
+STATEMENT_ROWS = 5000
 START_HINT = "Is the server running? (scripts/neo4j/start, or docker compose up -d neo4j)"
 
 
@@ -395,7 +399,8 @@ class Neo4jStore(Neo4jReads):
     Args:
         driver: an open ``neo4j.Driver``; never created here (see :func:`open_neo4j_store`).
         database: the database name; ``None`` is the server's default database.
-        batch_size: most rows per ``UNWIND`` statement; an upsert stays one transaction however
+        batch_size: most rows per ``UNWIND`` statement of a read (an upsert's statements take at
+            least :data:`STATEMENT_ROWS`); an upsert stays one transaction however
             many statements it takes.
         owns_driver: close the driver in :meth:`close` (``open_neo4j_store`` sets it).
 
@@ -424,6 +429,7 @@ class Neo4jStore(Neo4jReads):
         self._driver = driver
         self._database = database
         self._batch_size = batch_size
+        self._statement_rows = max(batch_size, STATEMENT_ROWS)
         self._owns_driver = owns_driver
         self._uri = _driver_uri(driver)
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
@@ -574,7 +580,7 @@ class Neo4jStore(Neo4jReads):
         halves the look-ups by id, the largest read of an incremental batch.
         """
         todo = [i for i in dict.fromkeys(ids) if i not in seen]
-        for chunk in _chunks(todo, self._batch_size):
+        for chunk in _chunks(todo, self._statement_rows):
             for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
                 seen[node_id] = (_strip_internal(props), _label_of(labels), eid)
         for node_id in todo:
@@ -591,7 +597,7 @@ class Neo4jStore(Neo4jReads):
         existing = {i for i in provisional_ids(records) if seen.get(i) is not None}
         stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
         absent = [c for c in concept_ids(records) if seen.get(c) is None]
-        for chunk in _chunks(absent, self._batch_size):
+        for chunk in _chunks(absent, self._statement_rows):
             for cid, pid, node, rel in self._rows(tx, q.keyphrases_of(chunk)):
                 stored.setdefault(cid, {})[pid] = (json.loads(node), json.loads(rel))
         return plan_provisional(records, existing, stored)
@@ -624,7 +630,7 @@ class Neo4jStore(Neo4jReads):
         others = {p: None for p in carriers if p in batch.nodes and p not in papers}
         reads = [(q.relationships_around, own), (q.mentions_of, list(others))]
         for build, read in reads:
-            for chunk in _chunks(read, self._batch_size):
+            for chunk in _chunks(read, self._statement_rows):
                 for start, rtype, end, props, start_eid, end_eid in self._rows(tx, build(chunk)):
                     batch.know_rel((start, rtype, end), props)
                     batch.eids[start] = start_eid
@@ -645,7 +651,7 @@ class Neo4jStore(Neo4jReads):
         eids = batch.eids
         for rtype, pairs in by_type.items():
             keys = [[eids[s], eids[e]] for s, e in pairs]
-            for key_chunk in _chunks(keys, self._batch_size):
+            for key_chunk in _chunks(keys, self._statement_rows):
                 for start, found_type, end, props in self._rows(tx, q.relationships_by_key(rtype, key_chunk)):
                     batch.know_rel((start, found_type, end), props)
         return batch
@@ -654,7 +660,7 @@ class Neo4jStore(Neo4jReads):
         """Nodes first (relationships need their element ids), then relationships and pair bumps."""
         if not batch.changes:
             return  # nothing new: no write, and the store version stays
-        size = self._batch_size
+        size = self._statement_rows
         for (lb, kind), node_rows in batch.new_node_rows().items():
             for node_chunk in _chunks(node_rows, size):
                 rows = self._rows(tx, q.create_nodes(lb, node_chunk, kind))
@@ -675,7 +681,7 @@ class Neo4jStore(Neo4jReads):
         self._exec(tx, q.bump_version())
 
     def _relationship_statements(self, batch: _Batch) -> Iterator[q.Statement]:
-        size = self._batch_size
+        size = self._statement_rows
         for rtype, rel_rows in batch.rel_rows(batch.new_rels).items():
             for chunk in _chunks(rel_rows, size):
                 yield q.create_relationships(rtype, chunk)
@@ -686,7 +692,7 @@ class Neo4jStore(Neo4jReads):
     def _bump_pairs(self, tx: Tx, batch: _Batch) -> None:
         """Derived pair counts: pairs with a node new in this batch are created outright; the
         others are looked up by their indexed key, then updated, deleted at 0 papers, or created."""
-        size = self._batch_size
+        size = self._statement_rows
         created, maybe = batch.bump_rows()
         for rtype, rows in maybe.items():
             found: dict[tuple[str, str], tuple[str, int]] = {}
