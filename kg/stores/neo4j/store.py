@@ -71,7 +71,7 @@ from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.pair_keys import ensure_pair_keys
-from kg.stores.neo4j.read_index import update_read_index
+from kg.stores.neo4j.read_index import same_value, update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
 from kg.stores.protocol import Direction, Edge, SearchHit
 
@@ -83,8 +83,9 @@ RETRY_TIME_S = 30.0  # the driver's default max_transaction_retry_time
 # dbms.memory.transaction.total.max pool (both seen in tests and benchmarks).
 MEMORY_LIMIT_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemoryError"})
 RelKey = tuple[str, str, str]  # (start, type, end)
-# Nodes read by id in one transaction: id -> (properties, label, element id), None when not stored.
-_Seen = dict[str, tuple[Properties, str, str] | None]
+# Nodes read by id in one transaction: id -> (properties, label, element id, stored map with the
+# internal properties), None when not stored.
+_Seen = dict[str, tuple[Properties, str, str, dict[str, Any]] | None]
 # Fewest rows per UNWIND statement of an upsert: a batch of 500 papers writes ~25,000
 # relationships and reads ~10,000 nodes, and every statement is a round trip in which the client
 # and the server take turns on the CPU; 500 rows a statement made ~150 statements a batch.
@@ -184,6 +185,7 @@ class _Batch:
     nodes: dict[str, Properties] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
     eids: dict[str, str] = field(default_factory=dict)  # element ids, valid in this transaction
+    stored: dict[str, dict[str, Any]] = field(default_factory=dict)  # as read, internal keys too
     rels: dict[RelKey, Properties] = field(default_factory=dict)
     new_nodes: dict[str, None] = field(default_factory=dict)  # ordered sets
     changed_nodes: dict[str, None] = field(default_factory=dict)
@@ -363,12 +365,23 @@ class _Batch:
             groups[kind if isinstance(kind, str) else None].append(node_id)
         return groups
 
-    def node_rows(self, ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
-        by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    def node_changes(self, ids: Iterable[str]) -> list[list[Any]]:
+        """Rows ``[id, {key: new value or None}]``: only the properties that differ from the
+        stored node (the read index's own keys aside, :func:`update_read_index` keeps them).
+
+        Why not the whole map: a paper whose keyphrase was promoted changes one list, and
+        rewriting its title, abstract and sort key made the server update their records and
+        indexes at commit, for ~630 such papers per batch.
+        """
+        rows: list[list[Any]] = []
         for node_id in ids:
-            lb = self.labels[node_id]
-            by_label[lb].append(_db_node_properties(node_id, lb, self.nodes[node_id]))
-        return by_label
+            new = _db_node_properties(node_id, self.labels[node_id], self.nodes[node_id])
+            old = {k: v for k, v in self.stored[node_id].items() if k not in q.READ_INDEX_PROPERTIES}
+            changes: dict[str, Any] = {k: v for k, v in new.items() if not same_value(old.get(k), v)}
+            changes.update((k, None) for k in old if k not in new)  # SET n += {k: null} removes k
+            if changes:
+                rows.append([node_id, changes])
+        return rows
 
     def rel_rows(self, keys: Iterable[RelKey]) -> dict[str, list[list[Any]]]:
         by_type: dict[str, list[list[Any]]] = defaultdict(list)
@@ -570,7 +583,7 @@ class Neo4jStore(Neo4jReads):
         batch.apply_plan(plan, summary)
         self._write(tx, batch)
         written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
-        update_read_index(tx, written, batch.new_nodes, batch.paper_delta)
+        update_read_index(tx, written, batch.new_nodes, batch.paper_delta, batch.stored)
         return summary
 
     def _look_up(self, tx: Tx, ids: Iterable[str], seen: _Seen) -> None:
@@ -582,7 +595,7 @@ class Neo4jStore(Neo4jReads):
         todo = [i for i in dict.fromkeys(ids) if i not in seen]
         for chunk in _chunks(todo, self._statement_rows):
             for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
-                seen[node_id] = (_strip_internal(props), _label_of(labels), eid)
+                seen[node_id] = (_strip_internal(props), _label_of(labels), eid, props)
         for node_id in todo:
             seen.setdefault(node_id, None)
 
@@ -622,7 +635,7 @@ class Neo4jStore(Neo4jReads):
         for node_id in ids:
             hit = seen[node_id]
             if hit is not None:
-                batch.nodes[node_id], batch.labels[node_id], batch.eids[node_id] = hit
+                batch.nodes[node_id], batch.labels[node_id], batch.eids[node_id], batch.stored[node_id] = hit
         papers = {r.paper.id for r in records}
         own = [p for p in dict.fromkeys(r.paper.id for r in records) if p in batch.nodes]
         # A carrier outside the batch only gains a MENTIONS (and the concept's links, whose
@@ -665,9 +678,8 @@ class Neo4jStore(Neo4jReads):
             for node_chunk in _chunks(node_rows, size):
                 rows = self._rows(tx, q.create_nodes(lb, node_chunk, kind))
                 batch.eids.update((i, eid) for i, eid in rows)
-        changed = [row for rows in batch.node_rows(batch.changed_nodes).values() for row in rows]
-        for node_chunk in _chunks(changed, size):
-            self._exec(tx, q.replace_node_properties(node_chunk))
+        for change_chunk in _chunks(batch.node_changes(batch.changed_nodes), size):
+            self._exec(tx, q.update_node_properties(change_chunk))
         for kind, ids in batch.relabel_ids().items():
             for id_chunk in _chunks(ids, size):
                 self._exec(tx, q.relabel_concepts(kind, id_chunk))
