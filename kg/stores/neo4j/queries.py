@@ -268,6 +268,15 @@ def relationships_around(ids: Sequence[str]) -> Statement:
     )
 
 
+def mentions_of(ids: Sequence[str]) -> Statement:
+    """The stored ``MENTIONS`` of the given papers, rows as in :func:`relationships_around`."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}})-[r:MENTIONS]->(o:{NODE_LABEL}) "
+        "RETURN collect([id, 'MENTIONS', o.id, properties(r), elementId(n), elementId(o)]) AS rows",
+        {"ids": list(ids)},
+    )
+
+
 def _match_pair(start: str, end: str) -> str:
     """Both ends by element id: a direct record lookup, cheaper than an index seek.
 
@@ -314,15 +323,13 @@ def create_nodes(label_: str, rows: Sequence[dict[str, Any]], kind: str | None =
     )
 
 
-def replace_node_properties(rows: Sequence[dict[str, Any]]) -> Statement:
-    """Replace the property maps of existing nodes; each row is the full map, ``id`` included.
-
-    The read index's paper count survives (it is kept by delta, not recomputed from the map).
+def update_node_properties(rows: Sequence[Sequence[Any]]) -> Statement:
+    """Change stored nodes: rows ``[id, {key: value}]`` of the properties that changed (a ``None``
+    value removes the property). The read index's keys are left alone.
     """
     return Statement(
-        f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) "
-        "WITH n, row, n._papers AS papers SET n = row SET n._papers = papers",
-        {"rows": list(rows)},
+        f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row[0]}}) SET n += row[1]",
+        {"rows": [list(r) for r in rows]},
     )
 
 

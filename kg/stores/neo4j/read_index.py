@@ -153,11 +153,26 @@ def desired_state(
     return {"_sortName": sort_name, "_search": search, "_papers": papers or 0, "_keys": keys}, rows
 
 
+def same_value(stored: object, value: object) -> bool:
+    """Is ``value`` what Neo4j holds as ``stored``? Types count (``1`` is not ``1.0``), element
+    by element in lists, so skipping an equal write never changes what is stored.
+
+    >>> same_value([1, 2], [1, 2]), same_value(1, 1.0), same_value(["a"], ("a",)), same_value(None, None)
+    (True, False, False, True)
+    """
+    if type(stored) is not type(value) or stored != value:
+        return False
+    if isinstance(stored, list) and isinstance(value, list):
+        return all(type(a) is type(b) for a, b in zip(stored, value, strict=True))
+    return True
+
+
 def update_read_index(
     tx: Tx,
     written: Mapping[str, tuple[str, Mapping[str, Any]]],
     fresh: Collection[str],
     paper_delta: Mapping[str, int],
+    stored: Mapping[str, Mapping[str, Any]] | None = None,
     chunk: int = 2000,
 ) -> None:
     """Bring the read index up to date inside the upsert transaction ``tx``, from what it wrote.
@@ -165,7 +180,10 @@ def update_read_index(
     ``written``: id -> (label, merged properties) of every node created or whose property map was
     replaced (which drops internal properties but the paper count, so they are all set again);
     ``fresh``: the created ones (no old keys to remove, paper count 0); ``paper_delta``: how the
-    batch changed each concept's papers-about and each author's papers. Nothing is read back,
+    batch changed each concept's papers-about and each author's papers; ``stored``: the maps
+    of the written nodes as read before the batch, internal keys included: only what differs
+    from them is written, and a node's keys are replaced only when its ``_keys`` changed (a
+    changed concept whose names did not change keeps its key nodes). Nothing is read back,
     and a batch that wrote nothing costs nothing.
     """
     rows: list[dict[str, Any]] = []
@@ -173,7 +191,12 @@ def update_read_index(
     for node_id, (label, props) in written.items():
         state, keys = desired_state(node_id, (label,), props, None)
         if node_id not in fresh:
-            state.pop("_papers", None)  # kept across the replace, changed by paper_delta
+            state.pop("_papers", None)  # changed by paper_delta only
+            old = stored.get(node_id) if stored is not None else None
+            if old is not None:
+                state = {k: v for k, v in state.items() if not same_value(old.get(k), v)}
+                if "_keys" not in state:
+                    keys = None
         if not state:
             continue
         rows.append({"id": node_id, "props": state, "keys": [list(k) for k in keys or ()]})

@@ -71,7 +71,7 @@ from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.pair_keys import ensure_pair_keys
-from kg.stores.neo4j.read_index import update_read_index
+from kg.stores.neo4j.read_index import same_value, update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
 from kg.stores.protocol import Direction, Edge, SearchHit
 
@@ -83,6 +83,13 @@ RETRY_TIME_S = 30.0  # the driver's default max_transaction_retry_time
 # dbms.memory.transaction.total.max pool (both seen in tests and benchmarks).
 MEMORY_LIMIT_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemoryError"})
 RelKey = tuple[str, str, str]  # (start, type, end)
+# Nodes read by id in one transaction: id -> (properties, label, element id, stored map with the
+# internal properties), None when not stored.
+_Seen = dict[str, tuple[Properties, str, str, dict[str, Any]] | None]
+# Fewest rows per UNWIND statement of an upsert: a batch of 500 papers writes ~25,000
+# relationships and reads ~10,000 nodes, and every statement is a round trip in which the client
+# and the server take turns on the CPU; 500 rows a statement made ~150 statements a batch.
+STATEMENT_ROWS = 5000
 START_HINT = "Is the server running? (scripts/neo4j/start, or docker compose up -d neo4j)"
 
 
@@ -150,6 +157,18 @@ def _db_node_properties(node_id: str, label: str, props: Properties) -> dict[str
     return row
 
 
+def _record_ids(records: Iterable[PaperRecord]) -> list[str]:
+    """Every node id the records name: papers, nodes and relationship ends."""
+    ids: dict[str, None] = {}
+    for r in records:
+        ids[r.paper.id] = None
+        ids.update((n.id, None) for n in r.nodes)
+        for rel in r.relationships:
+            ids[rel.start] = None
+            ids[rel.end] = None
+    return list(ids)
+
+
 def _chunks(rows: list[T], size: int) -> Iterator[list[T]]:
     for i in range(0, len(rows), size):
         yield rows[i : i + size]
@@ -166,6 +185,7 @@ class _Batch:
     nodes: dict[str, Properties] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
     eids: dict[str, str] = field(default_factory=dict)  # element ids, valid in this transaction
+    stored: dict[str, dict[str, Any]] = field(default_factory=dict)  # as read, internal keys too
     rels: dict[RelKey, Properties] = field(default_factory=dict)
     new_nodes: dict[str, None] = field(default_factory=dict)  # ordered sets
     changed_nodes: dict[str, None] = field(default_factory=dict)
@@ -345,12 +365,23 @@ class _Batch:
             groups[kind if isinstance(kind, str) else None].append(node_id)
         return groups
 
-    def node_rows(self, ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
-        by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    def node_changes(self, ids: Iterable[str]) -> list[list[Any]]:
+        """Rows ``[id, {key: new value or None}]``: only the properties that differ from the
+        stored node (the read index's own keys aside, :func:`update_read_index` keeps them).
+
+        Why not the whole map: a paper whose keyphrase was promoted changes one list, and
+        rewriting its title, abstract and sort key made the server update their records and
+        indexes at commit, for ~630 such papers per batch.
+        """
+        rows: list[list[Any]] = []
         for node_id in ids:
-            lb = self.labels[node_id]
-            by_label[lb].append(_db_node_properties(node_id, lb, self.nodes[node_id]))
-        return by_label
+            new = _db_node_properties(node_id, self.labels[node_id], self.nodes[node_id])
+            old = {k: v for k, v in self.stored[node_id].items() if k not in q.READ_INDEX_PROPERTIES}
+            changes: dict[str, Any] = {k: v for k, v in new.items() if not same_value(old.get(k), v)}
+            changes.update((k, None) for k in old if k not in new)  # SET n += {k: null} removes k
+            if changes:
+                rows.append([node_id, changes])
+        return rows
 
     def rel_rows(self, keys: Iterable[RelKey]) -> dict[str, list[list[Any]]]:
         by_type: dict[str, list[list[Any]]] = defaultdict(list)
@@ -381,7 +412,8 @@ class Neo4jStore(Neo4jReads):
     Args:
         driver: an open ``neo4j.Driver``; never created here (see :func:`open_neo4j_store`).
         database: the database name; ``None`` is the server's default database.
-        batch_size: most rows per ``UNWIND`` statement; an upsert stays one transaction however
+        batch_size: most rows per ``UNWIND`` statement of a read (an upsert's statements take at
+            least :data:`STATEMENT_ROWS`); an upsert stays one transaction however
             many statements it takes.
         owns_driver: close the driver in :meth:`close` (``open_neo4j_store`` sets it).
 
@@ -410,6 +442,7 @@ class Neo4jStore(Neo4jReads):
         self._driver = driver
         self._database = database
         self._batch_size = batch_size
+        self._statement_rows = max(batch_size, STATEMENT_ROWS)
         self._owns_driver = owns_driver
         self._uri = _driver_uri(driver)
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
@@ -537,64 +570,92 @@ class Neo4jStore(Neo4jReads):
 
     def _upsert_tx(self, tx: Tx, records: list[PaperRecord]) -> UpsertSummary:
         self._exec(tx, q.lock_writers())
-        plan = self._plan_provisional(tx, records)
+        seen: _Seen = {}
+        plan = self._plan_provisional(tx, records, seen)
         batch = self._load_state(
             tx,
             plan.records,
             [p.paper for p in plan.promote],
             [end for p in plan.promote for link in p.links for end in (link.start, link.end)],
+            seen,
         )
         summary = UpsertSummary()
         batch.apply_plan(plan, summary)
         self._write(tx, batch)
         written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
-        update_read_index(tx, written, batch.new_nodes, batch.paper_delta)
+        update_read_index(tx, written, batch.new_nodes, batch.paper_delta, batch.stored)
         return summary
 
-    def _plan_provisional(self, tx: Tx, records: list[PaperRecord]) -> Plan:
-        """:func:`kg.provisional.plan` over the nodes and keyphrase rows stored for the batch."""
-        existing: set[str] = set()
+    def _look_up(self, tx: Tx, ids: Iterable[str], seen: _Seen) -> None:
+        """Read the nodes among ``ids`` not looked up yet in this transaction into ``seen``.
+
+        The provisional plan and the batch state need mostly the same nodes; reading each once
+        halves the look-ups by id, the largest read of an incremental batch.
+        """
+        todo = [i for i in dict.fromkeys(ids) if i not in seen]
+        for chunk in _chunks(todo, self._statement_rows):
+            for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
+                seen[node_id] = (_strip_internal(props), _label_of(labels), eid, props)
+        for node_id in todo:
+            seen.setdefault(node_id, None)
+
+    def _plan_provisional(self, tx: Tx, records: list[PaperRecord], seen: _Seen) -> Plan:
+        """:func:`kg.provisional.plan` over the nodes and keyphrase rows stored for the batch.
+
+        Only concepts that are not nodes can have keyphrase rows: a concept's rows are dropped in
+        the transaction that makes it a node, and none are written for a node. So the rows are
+        looked up for those alone (most concepts of a batch into a grown store are nodes).
+        """
+        self._look_up(tx, _record_ids(records), seen)
+        existing = {i for i in provisional_ids(records) if seen.get(i) is not None}
         stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
-        for chunk in _chunks(provisional_ids(records), self._batch_size):
-            existing.update(row[0] for row in self._rows(tx, q.nodes_by_id(chunk)))
-        for chunk in _chunks(concept_ids(records), self._batch_size):
+        absent = [c for c in concept_ids(records) if seen.get(c) is None]
+        for chunk in _chunks(absent, self._statement_rows):
             for cid, pid, node, rel in self._rows(tx, q.keyphrases_of(chunk)):
                 stored.setdefault(cid, {})[pid] = (json.loads(node), json.loads(rel))
         return plan_provisional(records, existing, stored)
 
     def _load_state(
-        self, tx: Tx, records: list[PaperRecord], carriers: Sequence[str] = (), linked: Sequence[str] = ()
+        self,
+        tx: Tx,
+        records: list[PaperRecord],
+        carriers: Sequence[str] = (),
+        linked: Sequence[str] = (),
+        seen: _Seen | None = None,
     ) -> _Batch:
         """The stored state the records touch; ``carriers``: stored papers of promoted concepts,
         loaded like the batch's own papers; ``linked``: the ends of the links their keyphrase
-        rows restore (:class:`kg.provisional.Promotion`), which need an element id."""
+        rows restore (:class:`kg.provisional.Promotion`), which need an element id; ``seen``:
+        nodes already read in this transaction."""
+        seen = {} if seen is None else seen
         ids: dict[str, None] = dict.fromkeys([*carriers, *linked])
-        for r in records:
-            ids[r.paper.id] = None
-            ids.update((n.id, None) for n in r.nodes)
-            for rel in r.relationships:
-                ids[rel.start] = None
-                ids[rel.end] = None
+        ids.update(dict.fromkeys(_record_ids(records)))
+        self._look_up(tx, ids, seen)
         batch = _Batch(tracked={r.paper.id for r in records} | set(carriers))
-        for chunk in _chunks(list(ids), self._batch_size):
-            for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
-                batch.nodes[node_id] = _strip_internal(props)
-                batch.labels[node_id] = _label_of(labels)
-                batch.eids[node_id] = eid
-        papers = dict.fromkeys([*carriers, *(r.paper.id for r in records)])
-        stored_papers = [p for p in papers if p in batch.nodes]
-        for chunk in _chunks(stored_papers, self._batch_size):
-            for start, rtype, end, props, start_eid, end_eid in self._rows(tx, q.relationships_around(chunk)):
-                batch.know_rel((start, rtype, end), props)
-                batch.eids[start] = start_eid
-                batch.eids[end] = end_eid
+        for node_id in ids:
+            hit = seen[node_id]
+            if hit is not None:
+                batch.nodes[node_id], batch.labels[node_id], batch.eids[node_id], batch.stored[node_id] = hit
+        papers = {r.paper.id for r in records}
+        own = [p for p in dict.fromkeys(r.paper.id for r in records) if p in batch.nodes]
+        # A carrier outside the batch only gains a MENTIONS (and the concept's links, whose
+        # concept is new): its other relationships cannot change, so only its MENTIONS are read.
+        others = {p: None for p in carriers if p in batch.nodes and p not in papers}
+        reads = [(q.relationships_around, own), (q.mentions_of, list(others))]
+        for build, read in reads:
+            for chunk in _chunks(read, self._statement_rows):
+                for start, rtype, end, props, start_eid, end_eid in self._rows(tx, build(chunk)):
+                    batch.know_rel((start, rtype, end), props)
+                    batch.eids[start] = start_eid
+                    batch.eids[end] = end_eid
         # Relationships away from the batch's papers (BROADER, SUBTOPIC_OF, ...): by key.
         by_type: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
         for r in records:
             for rel in r.relationships:
                 if (
-                    rel.start not in batch.tracked
-                    and rel.end not in batch.tracked
+                    rel.start not in papers
+                    and rel.end not in papers
+                    and not (rel.type == "MENTIONS" and rel.start in others)
                     and rel.start in batch.nodes
                     and rel.end in batch.nodes
                     and rel.type not in DERIVED_REL_TYPES
@@ -603,7 +664,7 @@ class Neo4jStore(Neo4jReads):
         eids = batch.eids
         for rtype, pairs in by_type.items():
             keys = [[eids[s], eids[e]] for s, e in pairs]
-            for key_chunk in _chunks(keys, self._batch_size):
+            for key_chunk in _chunks(keys, self._statement_rows):
                 for start, found_type, end, props in self._rows(tx, q.relationships_by_key(rtype, key_chunk)):
                     batch.know_rel((start, found_type, end), props)
         return batch
@@ -612,14 +673,13 @@ class Neo4jStore(Neo4jReads):
         """Nodes first (relationships need their element ids), then relationships and pair bumps."""
         if not batch.changes:
             return  # nothing new: no write, and the store version stays
-        size = self._batch_size
+        size = self._statement_rows
         for (lb, kind), node_rows in batch.new_node_rows().items():
             for node_chunk in _chunks(node_rows, size):
                 rows = self._rows(tx, q.create_nodes(lb, node_chunk, kind))
                 batch.eids.update((i, eid) for i, eid in rows)
-        changed = [row for rows in batch.node_rows(batch.changed_nodes).values() for row in rows]
-        for node_chunk in _chunks(changed, size):
-            self._exec(tx, q.replace_node_properties(node_chunk))
+        for change_chunk in _chunks(batch.node_changes(batch.changed_nodes), size):
+            self._exec(tx, q.update_node_properties(change_chunk))
         for kind, ids in batch.relabel_ids().items():
             for id_chunk in _chunks(ids, size):
                 self._exec(tx, q.relabel_concepts(kind, id_chunk))
@@ -633,7 +693,7 @@ class Neo4jStore(Neo4jReads):
         self._exec(tx, q.bump_version())
 
     def _relationship_statements(self, batch: _Batch) -> Iterator[q.Statement]:
-        size = self._batch_size
+        size = self._statement_rows
         for rtype, rel_rows in batch.rel_rows(batch.new_rels).items():
             for chunk in _chunks(rel_rows, size):
                 yield q.create_relationships(rtype, chunk)
@@ -644,7 +704,7 @@ class Neo4jStore(Neo4jReads):
     def _bump_pairs(self, tx: Tx, batch: _Batch) -> None:
         """Derived pair counts: pairs with a node new in this batch are created outright; the
         others are looked up by their indexed key, then updated, deleted at 0 papers, or created."""
-        size = self._batch_size
+        size = self._statement_rows
         created, maybe = batch.bump_rows()
         for rtype, rows in maybe.items():
             found: dict[tuple[str, str], tuple[str, int]] = {}
