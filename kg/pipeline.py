@@ -17,7 +17,7 @@ from extractors.text import extraction_parts
 from kg.collector import collector_paused
 from kg.ids import paper_id
 from kg.merge import merge_properties, normalize_properties
-from kg.models import Node, PaperRecord, Properties, RawPaper, Relationship, trusted_node
+from kg.models import Node, PaperRecord, Properties, RawPaper, Relationship, trusted_node, trusted_record
 from kg.nlp import Mode
 from kg.readers.problems import ReadProblem
 
@@ -170,10 +170,10 @@ class Pipeline:
             props["title"] = fallback_title(x.text)
             props["titleSource"] = "DERIVED"
         props["shortTitle"] = short_title(str(props["title"]))
-        return PaperRecord(
-            paper=Node(id=x.paper_id, label="Paper", properties=props),
-            nodes=list(nodes.values()),
-            relationships=list(rels.values()),
+        # The paper node is validated (its values come from the reader); the record only
+        # wraps models built here, in new lists.
+        return trusted_record(
+            Node(id=x.paper_id, label="Paper", properties=props), list(nodes.values()), list(rels.values())
         )
 
     def _normal_node(self, n: Node) -> Node:
