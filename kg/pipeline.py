@@ -169,7 +169,7 @@ class Pipeline:
                 # normal form (sorted union lists) even for a first sighting, so a re-ingest
                 # of the same record compares equal to what the store holds
                 if old is None:
-                    nodes[n.id] = self._normal_node(n)
+                    nodes[n.id] = n if parts.normal_nodes else self._normal_node(n)
                 else:
                     merged = merge_properties(old.properties, n.properties)
                     nodes[n.id] = trusted_node(n.id, n.label, merged)
