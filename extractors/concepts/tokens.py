@@ -29,7 +29,6 @@ from itertools import compress, repeat
 from operator import and_
 from typing import cast
 
-from spacy.attrs import IDX, ORTH
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 
@@ -53,7 +52,7 @@ _ADJ_SUFFIXES = ("ous", "ive", "ful", "less", "able", "ible", "ical", "istic")
 _VERB_SUFFIXES = ("izes", "ises", "ifies", "yzes", "ize", "ify", "yze")
 _PIECE = re.compile(r"[^-/]+|/")
 _CACHE_LIMIT = 400_000
-_ORTH_IDX = [ORTH, IDX]
+_ORTH_IDX: list[int | str] = ["ORTH", "IDX"]
 
 # Shape flags of a token text.
 NAME = 1  # looks like a proper name: GRAPE, InstructAV, Qwen2.5
