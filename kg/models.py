@@ -89,6 +89,11 @@ def _slot_setter(name: str) -> Callable[[object, object], None]:
     return setter
 
 
+# A field added to a model must join its shared set: otherwise assigning it would add its name to
+# the set of every trusted instance at once.
+for _model, _fields in ((Node, _NODE_FIELDS), (Relationship, _RELATIONSHIP_FIELDS)):
+    if _fields != set(_model.model_fields):
+        raise TypeError(f"{_model.__name__}: trusted field set {_fields} is out of date")
 _new = BaseModel.__new__
 _set_dict = _slot_setter("__dict__")
 _set_fields = _slot_setter("__pydantic_fields_set__")
@@ -139,6 +144,10 @@ class PaperRecord(BaseModel):
     paper: Node
     nodes: list[Node] = Field(default_factory=list)
     relationships: list[Relationship] = Field(default_factory=list)
+
+
+if _RECORD_FIELDS != set(PaperRecord.model_fields):
+    raise TypeError(f"PaperRecord: trusted field set {_RECORD_FIELDS} is out of date")
 
 
 def trusted_record(paper: Node, nodes: list[Node], relationships: list[Relationship]) -> PaperRecord:
