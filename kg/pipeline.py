@@ -174,7 +174,7 @@ class Pipeline:
                     merged = merge_properties(old.properties, n.properties)
                     nodes[n.id] = trusted_node(n.id, n.label, merged)
             for r in parts.relationships:
-                rels[r.key] = r
+                rels[(r.start, r.type, r.end)] = r  # ``r.key`` without a property call per relationship
         if not props.get("title"):
             props["title"] = fallback_title(x.text)
             props["titleSource"] = "DERIVED"
