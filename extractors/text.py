@@ -50,6 +50,10 @@ _RUN_TOGETHER_HINT = re.compile(r"[.!?][A-Z][a-z]")
 _SPACES = re.compile(r"[\t\r\f\v\n~][ \t\r\f\v\n~]*| [ \t\r\f\v\n~]+")
 _BOUNDARY = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9§(\[\"“])")
 _SPACE_BEFORE_PUNCT = re.compile(r" +([,.;:!?])")
+# What _SPACES can match: one of its characters other than a space, or two spaces (a text
+# without any of these is its own result; substituting over it cost more than these searches).
+_SPACING = ("\t", "\r", "\f", "\v", "\n", "~", "  ")
+_SPACE_PUNCT = tuple(f" {p}" for p in ",.;:!?")  # what _SPACE_BEFORE_PUNCT can match
 _MATH_RUNS = re.compile(rf"{MATH_PLACEHOLDER}(\s*{MATH_PLACEHOLDER})+")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "al.", "fig.", "eq.", "cf.", "resp.", "approx.", "w.r.t.")
 # Characters enough to see any abbreviation at a sentence's end (one more than the longest).
@@ -98,8 +102,9 @@ def clean_text(text: str) -> str:
         t = _HYPHENS.sub("-", t)
     if _RUN_TOGETHER_HINT.search(t):
         t = _RUN_TOGETHER.sub(r"\1 ", t)
-    t = _SPACES.sub(" ", t)
-    if any(f" {p}" in t for p in ",.;:!?"):
+    if any(s in t for s in _SPACING):
+        t = _SPACES.sub(" ", t)
+    if any(s in t for s in _SPACE_PUNCT):
         t = _SPACE_BEFORE_PUNCT.sub(r"\1", t)
     if MATH_PLACEHOLDER in t:
         t = _MATH_RUNS.sub(MATH_PLACEHOLDER, t)

@@ -138,29 +138,22 @@ def chunks_fast(stream: TokenStream, skip: frozenset[int] = frozenset()) -> list
     ``skip`` holds the tokens of an inline acronym definition, so "diversified multinomial
     logit (DMNL) contextual bandit" stays one chunk. The runs are found by a regular
     expression over the string of word classes (one character per token), which is much
-    quicker than a Python loop over tokens.
+    quicker than a Python loop over tokens: the pattern itself trims a run to its content
+    (greedy up to the run's last noun; skipped tokens at its start left out of the group).
     """
     if skip:
         chars = list(stream.cls)
         for i in skip:
             chars[i] = "s"
-        classes = "".join(chars)
-        runs = _RUN_WITH_SKIP
-    else:
-        classes = "".join(stream.cls)
-        runs = _RUN
-    out: list[tuple[int, int]] = []
-    for m in runs.finditer(classes):
-        seg = m.group()
-        a = m.start() + (len(seg) - len(seg.lstrip("s")))
-        e = m.start() + len(seg.rstrip("ADs"))
-        if e > a:
-            out.append((a, e))
-    return out
+        return [m.span(1) for m in _RUN_WITH_SKIP.finditer("".join(chars))]
+    return [m.span() for m in _RUN.finditer("".join(stream.cls))]
 
 
-_RUN = re.compile(r"[NAD]+")
-_RUN_WITH_SKIP = re.compile(r"[NADs]+")
+# A run of content classes up to its last noun: the part of a maximal [NAD]+ run that a chunk
+# keeps (what follows its last noun cannot start another match before the run ends).
+_RUN = re.compile(r"[NAD]*N")
+# The same with skipped tokens ("s"), which a chunk may neither start nor end with.
+_RUN_WITH_SKIP = re.compile(r"s*([NADs]*N)")
 
 
 def chunks_parsed(doc: Doc, stream: TokenStream, skip: frozenset[int] = frozenset()) -> list[tuple[int, int]]:

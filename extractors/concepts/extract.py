@@ -20,6 +20,7 @@ from extractors.concepts.background import Background, load_background
 from extractors.concepts.vocabulary import SKIP_TOKENS, Vocabulary, token_key
 from extractors.registry import ExtractInput, Parts, register
 from extractors.text import MATH_PLACEHOLDER, sentence_spans, title_length
+from kg.merge import DISCOVERED, normalize_properties
 from kg.models import Node, Properties, Relationship, trusted_node, trusted_relationship
 
 MAX_EVIDENCE = 2
@@ -222,10 +223,21 @@ def is_provisional(c: Candidate) -> bool:
 
 
 def concept_node(c: Candidate) -> Node:
-    """The ``Concept`` node of an analysed (finalized) concept (``provisional: true`` if so)."""
+    """The ``Concept`` node of an analysed (finalized) concept (``provisional: true`` if so).
+
+    Its properties are built in merge normal form, so the pipeline need not normalise them:
+    what :func:`kg.merge.normalize_properties` makes of ``{name, kind, aliases, source}`` (plus
+    ``provisional``), key order included (``tests/unit/test_concept_nodes.py`` compares them).
+    """
     props: Properties = {"name": c.name, "kind": c.kind, "aliases": list(c.aliases), "source": c.source}
     if is_provisional(c):
         props["provisional"] = True
+    if c.source != DISCOVERED or not c.name:
+        return _node(c.id, normalize_properties(props))  # curated or nameless: the general rule
+    del props["name"], props["kind"], props["aliases"]  # placed after the others, as merges do
+    props["kind"] = c.kind
+    props["name"] = c.name
+    props["aliases"] = sorted({a for a in c.aliases if a != c.name})
     return _node(c.id, props)
 
 
@@ -243,6 +255,7 @@ def _vocab_graph(vocab: Vocabulary, cid: str) -> tuple[Node, list[Relationship]]
             label="Concept",
             properties={"name": v.name, "kind": v.kind, "aliases": list(v.aliases), "source": "vocabulary"},
         )
+        node = _node(node.id, normalize_properties(node.properties))  # validated, then normal form
         rels = [Relationship(type="BROADER", start=v.id, end=b) for b in v.broader]
         hit = vocab.graph_cache[cid] = (node, rels)
     return hit
@@ -310,7 +323,7 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
     bandits). Works on a tokenised Doc (fast mode) or a parsed one (accurate mode); both give
     the same kinds of nodes, relationships and properties.
     """
-    parts = Parts()
+    parts = Parts(normal_nodes=True)  # concept_node and _vocab_graph build normal forms
     analysis = paper_analysis(x)
     if analysis is None:
         return parts
@@ -359,7 +372,7 @@ def extract_introduced(x: ExtractInput) -> Parts:
     ``score`` equals the introduced concept's ``MENTIONS.score``, which is the paper's highest
     (see ``analysis._introduced_first``), so score-ranked views put the paper's own method first.
     """
-    parts = Parts()
+    parts = Parts(normal_nodes=True)  # concept_node and _vocab_graph build normal forms
     analysis = paper_analysis(x)
     if analysis is None:
         return parts

@@ -52,6 +52,7 @@ _ADJ_SUFFIXES = ("ous", "ive", "ful", "less", "able", "ible", "ical", "istic")
 _VERB_SUFFIXES = ("izes", "ises", "ifies", "yzes", "ize", "ify", "yze")
 _PIECE = re.compile(r"[^-/]+|/")
 _CACHE_LIMIT = 400_000
+_ORTH_IDX: list[int | str] = ["ORTH", "IDX"]
 
 # Shape flags of a token text.
 NAME = 1  # looks like a proper name: GRAPE, InstructAV, Qwen2.5
@@ -64,6 +65,7 @@ PAREN = 64  # "("
 MODEL_WORD = 128  # a model family written as a plain word ("Llama")
 FUNC_FIRST = 256  # first word of a known keyphrase with a function word ("mixture" of experts)
 HYPHEN = 512  # a hyphen token
+_HYPHEN_OR_SPLIT = HYPHEN | SPLIT
 # Tokens worth a look by the discovery passes; they are indexed in ``TokenStream.marked``.
 MARKS = NAME | CAPS | DIGIT | TRIGGER | PAREN | MODEL_WORD | FUNC_FIRST
 
@@ -280,8 +282,10 @@ def _stream_loop(doc: Doc, lexicon: Lexicon, tagged: bool, title_end: int = 0) -
     only hyphens and split tokens one by one was 10% slower than this loop (the intermediate
     columns cost more than one tuple per token).
     """
-    orths: list[int] = doc.to_array("ORTH").tolist()
-    idxs: list[int] = doc.to_array("IDX").tolist()
+    # One call for both columns: each ``to_array`` call has a fixed cost of a few microseconds.
+    orths: list[int]
+    idxs: list[int]
+    orths, idxs = doc.to_array(_ORTH_IDX).T.tolist()
     by_orth = lexicon.by_orth
     found = list(map(by_orth.get, orths))
     if None in found:
@@ -292,9 +296,58 @@ def _stream_loop(doc: Doc, lexicon: Lexicon, tagged: bool, title_end: int = 0) -
         ]
     else:
         hits = cast(list[tuple[str, str, str, int]], found)
-    classes_by_tag: list[str] | None = None
     if tagged:
-        classes_by_tag = _tagged_classes(doc)
+        rows = _tagged_rows(hits, idxs, _tagged_classes(doc), lexicon, title_end)
+    else:
+        rows = _rows(hits, idxs, lexicon)
+    if not rows:
+        return TokenStream()
+    # Every row has the 8 fields of ``Row``; a strict zip would check 8 x len(rows) lengths.
+    texts, keys, starts, ends, classes, glued_col, tight_col, flags_col = zip(*rows, strict=False)
+    marked = _marked(flags_col)
+    out = TokenStream(texts, keys, starts, ends, list(classes), glued_col, tight_col, flags_col, marked)
+    if True in glued_col:
+        _mark_compounds(out)
+    return out
+
+
+def _rows(hits: list[tuple[str, str, str, int]], idxs: list[int], lexicon: Lexicon) -> list[Row]:
+    """The rows of an untagged Doc (fast mode): :func:`_tagged_rows` without the tagger's classes.
+
+    A loop of its own because it runs for every token of every paper: most tokens are plain
+    words that need one test of their flags and one tuple (the tagged loop tests four more
+    conditions per token).
+    """
+    rows: list[Row] = []
+    append = rows.append
+    prev_end = -10  # end of the previous token (a hyphen included)
+    hyphen_end = -10  # end of a hyphen that touches the previous word
+    for (text, key, cls, flags), idx in zip(hits, idxs, strict=True):
+        if flags & _HYPHEN_OR_SPLIT:
+            end = idx + len(text)
+            if flags & HYPHEN:
+                hyphen_end = end if idx == prev_end else -10
+                prev_end = end
+                continue
+            _append_split(rows, lexicon, text, idx, cls, idx == hyphen_end, idx == prev_end)
+            prev_end = end
+            hyphen_end = -10
+            continue
+        end = idx + len(text)
+        append((text, key, idx, end, cls, idx == hyphen_end, idx == prev_end, flags))
+        prev_end = end
+        hyphen_end = -10
+    return rows
+
+
+def _tagged_rows(
+    hits: list[tuple[str, str, str, int]],
+    idxs: list[int],
+    classes_by_tag: list[str],
+    lexicon: Lexicon,
+    title_end: int,
+) -> list[Row]:
+    """The rows of a tagged Doc (accurate mode): the tagger's classes after the title."""
     rows: list[Row] = []
     append = rows.append
     prev_end = -10  # end of the previous token (a hyphen included)
@@ -306,7 +359,7 @@ def _stream_loop(doc: Doc, lexicon: Lexicon, tagged: bool, title_end: int = 0) -
             hyphen_end = end if idx == prev_end else -10
             prev_end = end
             continue
-        if classes_by_tag is not None and cls != "M" and idx >= title_end:
+        if cls != "M" and idx >= title_end:
             tagged_cls = classes_by_tag[n]
             # Gerunds that head keyphrases ("clustering", "prompting") stay nouns, as in fast mode.
             if not (tagged_cls == "V" and cls == "N" and text.endswith("ing")):
@@ -319,15 +372,7 @@ def _stream_loop(doc: Doc, lexicon: Lexicon, tagged: bool, title_end: int = 0) -
             append((text, key, idx, end, cls, glued, tight, flags))
         prev_end = end
         hyphen_end = -10
-    if not rows:
-        return TokenStream()
-    # Every row has the 8 fields of ``Row``; a strict zip would check 8 x len(rows) lengths.
-    texts, keys, starts, ends, classes, glued_col, tight_col, flags_col = zip(*rows, strict=False)
-    marked = _marked(flags_col)
-    out = TokenStream(texts, keys, starts, ends, list(classes), glued_col, tight_col, flags_col, marked)
-    if True in glued_col:
-        _mark_compounds(out)
-    return out
+    return rows
 
 
 def positions(keys: Sequence[str], wanted: Container[str]) -> Iterator[int]:
