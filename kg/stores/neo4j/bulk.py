@@ -13,8 +13,8 @@ Steps (:func:`bulk_load`):
 3. stop the server (``scripts/neo4j/stop``) while the CSV files are written;
 4. ``org.neo4j.cli.AdminTool database import full`` with the server's own jars and config;
 5. start it again with the same ports, give back the empty lists the importer cannot write,
-   create the store's constraints and indexes in one transaction (one store scan populates
-   them all) and wait until they are ONLINE (``db.awaitIndexes``).
+   create the store's constraints and indexes in one transaction (populated together) and
+   wait until they are ONLINE (``db.awaitIndexes``).
 
 The new store version is the old one plus one, so caches keyed on it see the load.
 
@@ -327,10 +327,11 @@ def _restore_empty_lists(driver: neo4j.Driver, database: str | None, files: CsvS
 def _create_schema(driver: neo4j.Driver, database: str | None) -> None:
     """The store's constraints and indexes, created in ONE transaction.
 
-    Indexes committed together are populated by one job that scans the imported store once
-    for all of them; created one per transaction, as the store does when it opens, each scans
-    it again and the uniqueness constraints wait for the scans before them. The statements
-    are the store's own (``IF NOT EXISTS``), so opening the store afterwards adds nothing.
+    Indexes committed together are populated together, in one pass over the imported nodes
+    and one over the relationships (the server log shows all of them starting within 0.4 s);
+    created one per transaction, as the store does when it opens, each uniqueness constraint
+    waits for its own pass before the next statement runs. The statements are the store's own
+    (``IF NOT EXISTS``), so opening the store afterwards adds nothing.
     """
     with driver.session(database=database) as session, session.begin_transaction() as tx:
         for stmt in [*q.schema_statements(), *rq.schema_statements()]:
