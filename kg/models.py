@@ -6,9 +6,9 @@ contract suite can compare them field by field.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias, get_args
+from typing import Literal, TypeAlias, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -64,7 +64,6 @@ class Relationship(BaseModel):
         return (self.start, self.type, self.end)
 
 
-_set = object.__setattr__
 # Every field of a trusted model is set; one set per class, shared by all its trusted instances.
 # Why: a fresh set per node and relationship (about 40 per paper) was an eighth of the objects
 # a record holds, and each one is allocated and then walked by the collector after every batch.
@@ -73,32 +72,7 @@ _set = object.__setattr__
 _NODE_FIELDS: set[str] = {"id", "label", "properties"}
 _RELATIONSHIP_FIELDS: set[str] = {"type", "start", "end", "properties"}
 _RECORD_FIELDS: set[str] = {"paper", "nodes", "relationships"}
-
-
-def _slot_setter(name: str) -> Callable[[object, object], None]:
-    """The setter ``object.__setattr__(obj, name, value)`` finds for a pydantic model ``obj``.
-
-    Why: calling the descriptor's setter directly skips the lookup by name through the class
-    hierarchy; the trusted builders below set four attributes on each of some 40 models per
-    paper, and this halves their cost. Looked up on each model class below, which must agree.
-    """
-    found = {next(c.__dict__[name] for c in m.__mro__ if name in c.__dict__) for m in (Node, Relationship)}
-    if len(found) != 1:
-        raise TypeError(f"models disagree on {name}")
-    setter: Callable[[object, object], None] = found.pop().__set__
-    return setter
-
-
-# A field added to a model must join its shared set: otherwise assigning it would add its name to
-# the set of every trusted instance at once.
-for _model, _fields in ((Node, _NODE_FIELDS), (Relationship, _RELATIONSHIP_FIELDS)):
-    if _fields != set(_model.model_fields):
-        raise TypeError(f"{_model.__name__}: trusted field set {_fields} is out of date")
-_new = BaseModel.__new__
-_set_dict = _slot_setter("__dict__")
-_set_fields = _slot_setter("__pydantic_fields_set__")
-_set_extra = _slot_setter("__pydantic_extra__")
-_set_private = _slot_setter("__pydantic_private__")
+M = TypeVar("M", bound=BaseModel)
 
 
 def trusted_node(node_id: str, label: Label, properties: Properties) -> Node:
@@ -109,22 +83,13 @@ def trusted_node(node_id: str, label: Label, properties: Properties) -> Node:
     share of it. Only for callers whose values come from validated models or typed code; the
     result equals the validated model (``tests/unit/test_concepts_pipeline.py``).
     """
-    obj = _new(Node)
-    _set_dict(obj, {"id": node_id, "label": label, "properties": properties})
-    _set_fields(obj, _NODE_FIELDS)
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+    return _trusted(Node, {"id": node_id, "label": label, "properties": properties}, _NODE_FIELDS)
 
 
 def trusted_relationship(rel_type: RelType, start: str, end: str, properties: Properties) -> Relationship:
     """A :class:`Relationship` built without validation (see :func:`trusted_node`)."""
-    obj = _new(Relationship)
-    _set_dict(obj, {"type": rel_type, "start": start, "end": end, "properties": properties})
-    _set_fields(obj, _RELATIONSHIP_FIELDS)
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+    values = {"type": rel_type, "start": start, "end": end, "properties": properties}
+    return _trusted(Relationship, values, _RELATIONSHIP_FIELDS)
 
 
 class Graph(BaseModel):
@@ -146,8 +111,46 @@ class PaperRecord(BaseModel):
     relationships: list[Relationship] = Field(default_factory=list)
 
 
-if _RECORD_FIELDS != set(PaperRecord.model_fields):
-    raise TypeError(f"PaperRecord: trusted field set {_RECORD_FIELDS} is out of date")
+def _slot_setter(name: str) -> Callable[[object, object], None]:
+    """The setter ``object.__setattr__(obj, name, value)`` finds for a pydantic model ``obj``.
+
+    Why: calling the descriptor's setter directly skips the lookup by name through the class
+    hierarchy; the trusted builders below set four attributes on each of some 40 models per
+    paper, and this halves their cost. Looked up on each class of ``_TRUSTED``, which must agree.
+    """
+    found = {next(c.__dict__[name] for c in m.__mro__ if name in c.__dict__) for m in _TRUSTED}
+    if len(found) != 1:
+        raise TypeError(f"models disagree on {name}")
+    setter: Callable[[object, object], None] = found.pop().__set__
+    return setter
+
+
+# A field added to a model must join its shared set: otherwise assigning it would add its name to
+# the set of every trusted instance at once.
+for _model, _fields in (
+    (Node, _NODE_FIELDS),
+    (Relationship, _RELATIONSHIP_FIELDS),
+    (PaperRecord, _RECORD_FIELDS),
+):
+    if _fields != set(_model.model_fields):
+        raise TypeError(f"{_model.__name__}: trusted field set {_fields} is out of date")
+_TRUSTED = (Node, Relationship, PaperRecord)
+_new = BaseModel.__new__
+_set_dict = _slot_setter("__dict__")
+_set_fields = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
+
+
+def _trusted(model: type[M], values: Mapping[str, object], fields: set[str]) -> M:
+    """An instance of ``model`` holding ``values``, as ``model_construct`` leaves one, without
+    validation (the slot setters above; ``fields`` is the class's shared fields set)."""
+    obj = _new(model)
+    _set_dict(obj, values)
+    _set_fields(obj, fields)
+    _set_extra(obj, None)
+    _set_private(obj, None)
+    return obj
 
 
 def trusted_record(paper: Node, nodes: list[Node], relationships: list[Relationship]) -> PaperRecord:
@@ -156,12 +159,9 @@ def trusted_record(paper: Node, nodes: list[Node], relationships: list[Relations
     Validation would only check that each item is a ``Node``/``Relationship`` and copy both
     lists; the pipeline builds them from such models and hands over new lists.
     """
-    obj = PaperRecord.__new__(PaperRecord)
-    _set(obj, "__dict__", {"paper": paper, "nodes": nodes, "relationships": relationships})
-    _set(obj, "__pydantic_fields_set__", _RECORD_FIELDS)
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
+    return _trusted(
+        PaperRecord, {"paper": paper, "nodes": nodes, "relationships": relationships}, _RECORD_FIELDS
+    )
 
 
 @dataclass(slots=True)

@@ -172,13 +172,12 @@ def update_read_index(
     written: Mapping[str, tuple[str, Mapping[str, Any]]],
     fresh: Collection[str],
     paper_delta: Mapping[str, int],
-    stored: Mapping[str, Mapping[str, Any]] | None = None,
+    stored: Mapping[str, Mapping[str, Any]],
     chunk: int = 2000,
 ) -> None:
     """Bring the read index up to date inside the upsert transaction ``tx``, from what it wrote.
 
-    ``written``: id -> (label, merged properties) of every node created or whose property map was
-    replaced (which drops internal properties but the paper count, so they are all set again);
+    ``written``: id -> (label, merged properties) of every node created or changed;
     ``fresh``: the created ones (no old keys to remove, paper count 0); ``paper_delta``: how the
     batch changed each concept's papers-about and each author's papers; ``stored``: the maps
     of the written nodes as read before the batch, internal keys included: only what differs
@@ -192,7 +191,7 @@ def update_read_index(
         state, keys = desired_state(node_id, (label,), props, None)
         if node_id not in fresh:
             state.pop("_papers", None)  # changed by paper_delta only
-            old = stored.get(node_id) if stored is not None else None
+            old = stored.get(node_id)
             if old is not None:
                 state = {k: v for k, v in state.items() if not same_value(old.get(k), v)}
                 if "_keys" not in state:
