@@ -282,9 +282,9 @@ class Paper:
     keywords: list[str] = strawberry.field(description="Author keywords, when the source had them.")
     sources: list[str] = strawberry.field(description="`file:line` of every listing that had it.")
     url: str | None
-    # Plain fields, so that pages of papers need no resolver call per paper (api/executor.py):
-    # values from the service's per-version caches, or awaitables that load them only when the
-    # field is selected (network backends, see api.loaders.Lookup).
+    # Plain fields, so that a page of papers needs no resolver call per paper and field: values
+    # read with the page (ReadService.paper_page), or awaitables that load them only when the
+    # field is selected (see api.loaders.Lookup).
     venue: Venue | None = strawberry.field(description="Where it was published, when the listing said.")
     authors: list[Author] = strawberry.field(description="Authors in byline order.")
 
