@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kg.models import Node
 from kg.read.errors import InvalidArgument
 from kg.stores.protocol import PairEdge, PairType, ReadStore
 
@@ -104,14 +103,6 @@ def view(
     store: ReadStore, pair: PairType, ids: list[str], truncated: bool, min_weight: int = 1
 ) -> NetworkView:
     """Rows for ``ids`` (names and paper counts from the store) and the ties among them."""
-    nodes = store.get_nodes(ids)
-    present = [n for n in nodes if n is not None]
-    counts = store.paper_counts([n.id for n in present])
-    rows = [_row(n, c) for n, c in zip(present, counts, strict=True)]
-    edges: list[PairEdge] = store.pair_edges_among([n.id for n in present], pair, min_weight)
+    rows = [NetworkNode(n.id, n.label, n.name or n.id, float(n.papers)) for n in store.network_nodes(ids)]
+    edges: list[PairEdge] = store.pair_edges_among([n.id for n in rows], pair, min_weight)
     return NetworkView(nodes=rows, edges=[NetworkEdge(*e) for e in edges], truncated=truncated)
-
-
-def _row(node: Node, count: int) -> NetworkNode:
-    name = node.properties.get("name")
-    return NetworkNode(node.id, node.label, (str(name) if name is not None else "") or node.id, float(count))

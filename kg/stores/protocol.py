@@ -61,6 +61,16 @@ class Weighted(NamedTuple):
     weight: int
 
 
+class NodeRow(NamedTuple):
+    """A node as a network lists it: its display name (``""`` when it has none) and stored paper
+    count, without its property map."""
+
+    id: str
+    label: str
+    name: str
+    papers: int
+
+
 class PairEdge(NamedTuple):
     """An undirected weighted tie, ``source < target``."""
 
@@ -148,6 +158,11 @@ class GraphStore(Protocol):
         """For each id, its stored paper count (0 when missing): papers about a concept, papers
         of an author, venue or topic. The count ``paperCount`` and the listings sort by, kept
         by every write, so reading it costs one row per node, not a count of its papers."""
+        ...
+
+    def network_nodes(self, ids: Sequence[str]) -> list[NodeRow]:
+        """The rows of the ids that exist, in the order given: what a network shows of each
+        node (one read, no property maps: a network has up to a thousand nodes)."""
         ...
 
     def relationships(self, rel_type: RelType) -> list[Relationship]:

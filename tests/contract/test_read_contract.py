@@ -17,7 +17,7 @@ import pytest
 
 from kg.models import Node, PaperRecord, Relationship
 from kg.names import author_query_key, query_keys
-from kg.stores.protocol import PairEdge, PaperQuery, ReadStore, Weighted
+from kg.stores.protocol import NodeRow, PairEdge, PaperQuery, ReadStore, Weighted
 
 
 # -- the graph -----------------------------------------------------------------------------------
@@ -162,6 +162,7 @@ READ_METHODS = [
     "strongest_nodes",
     "heaviest_pairs",
     "paper_counts",
+    "network_nodes",
     "search",
 ]
 ALL_PAPERS = pid("p2", "p9", "p1", "p8", "p5", "p3", "p6", "p7", "p4")
@@ -431,6 +432,17 @@ def test_paper_counts_are_the_stored_paper_counts(rs: ReadStore) -> None:
     assert rs.paper_counts(ids(A, B, C, D, E)) == [4, 3, 3, 2, 1]
     assert rs.paper_counts([V1.id, V2.id, T1.id, T2.id, T3.id]) == [4, 2, 1, 2, 2]
     assert rs.paper_counts([]) == []
+
+
+def test_network_nodes_are_display_names_and_stored_paper_counts(rs: ReadStore) -> None:
+    rows = rs.network_nodes([CNN.id, "concept:nothing", A.id, V1.id, B.id])
+    assert rows == [
+        NodeRow(CNN.id, "Concept", "Convolutional Neural Networks", 2),
+        NodeRow(A.id, "Author", "Alice Smith", 4),
+        NodeRow(V1.id, "Venue", "ICLR 2024", 4),
+        NodeRow(B.id, "Author", "Bob Jones", 3),
+    ]
+    assert rs.network_nodes([]) == []
 
 
 def test_search_every_word_keeps_nodes_with_all_the_words(rs: ReadStore) -> None:

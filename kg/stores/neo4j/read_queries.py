@@ -127,14 +127,28 @@ def set_index(rows: Sequence[dict[str, Any]]) -> Statement:
     )
 
 
+# A node's paper count: the read index's ``_papers`` (concepts, authors), counted for a venue or
+# topic (few of them, not kept in the index).
+_PAPERS = (
+    "CASE WHEN n._papers IS NOT NULL THEN n._papers "
+    "WHEN n:Venue THEN COUNT { (n)<-[:PUBLISHED_IN]-() } "
+    "WHEN n:Topic THEN COUNT { (n)<-[:HAS_TOPIC]-() } ELSE 0 END"
+)
+
+
 def paper_counts(ids: Sequence[str]) -> Statement:
-    """``rows`` of ``[id, papers]`` of the existing ids: the read index's ``_papers`` (concepts,
-    authors), counted for a venue or topic (few of them, not kept in the index)."""
+    """``rows`` of ``[id, papers]`` of the existing ids."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) RETURN collect([id, {_PAPERS}]) AS rows",
+        {"ids": list(ids)},
+    )
+
+
+def network_nodes(ids: Sequence[str]) -> Statement:
+    """``rows`` of ``[id, labels, display name, papers]`` of the existing ids."""
     return Statement(
         f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) "
-        "RETURN collect([id, CASE WHEN n._papers IS NOT NULL THEN n._papers "
-        "WHEN n:Venue THEN COUNT { (n)<-[:PUBLISHED_IN]-() } "
-        "WHEN n:Topic THEN COUNT { (n)<-[:HAS_TOPIC]-() } ELSE 0 END]) AS rows",
+        f"RETURN collect([id, labels(n), CASE WHEN n:Paper THEN n.title ELSE n.name END, {_PAPERS}]) AS rows",
         {"ids": list(ids)},
     )
 

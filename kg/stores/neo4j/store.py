@@ -73,7 +73,7 @@ from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.pair_keys import ensure_pair_keys
 from kg.stores.neo4j.read_index import same_value, update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
-from kg.stores.protocol import Direction, Edge, SearchHit
+from kg.stores.protocol import Direction, Edge, NodeRow, SearchHit
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -791,6 +791,13 @@ class Neo4jStore(Neo4jReads):
     def paper_counts(self, ids: Sequence[str]) -> list[int]:
         found = {nid: int(n) for nid, n in self._read_many(rq.paper_counts, list(dict.fromkeys(ids)))}
         return [found.get(i, 0) for i in ids]
+
+    def network_nodes(self, ids: Sequence[str]) -> list[NodeRow]:
+        found = {
+            nid: NodeRow(nid, _label_of(labels), "" if name is None else str(name), int(n))
+            for nid, labels, name, n in self._read_many(rq.network_nodes, list(dict.fromkeys(ids)))
+        }
+        return [found[i] for i in ids if i in found]
 
     def relationships(self, rel_type: RelType) -> list[Relationship]:
         rels = [self._rel(row) for row in self._read(q.relationships_of_type(rel_type))]

@@ -34,6 +34,7 @@ from kg.stores.protocol import (
     Direction,
     Edge,
     ListOrder,
+    NodeRow,
     Page,
     PairEdge,
     PairType,
@@ -197,6 +198,15 @@ class SQLiteReads:
             ):
                 found[nid] = int(n)
         return [found.get(i, 0) for i in ids]
+
+    def network_nodes(self, ids: Sequence[str]) -> list[NodeRow]:
+        found: dict[str, NodeRow] = {}
+        for chunk in chunked(list(dict.fromkeys(ids))):
+            for nid, label, name, n in self._all(
+                f"SELECT id, label, name, paper_count FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk
+            ):
+                found[nid] = NodeRow(nid, label, name or "", int(n))
+        return [found[i] for i in ids if i in found]
 
     def relationships(self, rel_type: RelType) -> list[Relationship]:
         rows = self._all(
