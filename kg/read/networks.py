@@ -30,12 +30,9 @@ class NetworkNode(NamedTuple):
     weight: float | None
 
 
-class NetworkEdge(NamedTuple):
-    """An undirected tie as served, ``source < target``; ``weight`` is the shared papers."""
-
-    source: str
-    target: str
-    weight: int
+# An undirected tie as served, ``source < target``; ``weight`` is the shared papers. The store's
+# own tuples are served as they are (a network can have thousands of ties).
+NetworkEdge = PairEdge
 
 
 @dataclass(frozen=True)
@@ -104,5 +101,5 @@ def view(
 ) -> NetworkView:
     """Rows for ``ids`` (names and paper counts from the store) and the ties among them."""
     rows = [NetworkNode(n.id, n.label, n.name or n.id, float(n.papers)) for n in store.network_nodes(ids)]
-    edges: list[PairEdge] = store.pair_edges_among([n.id for n in rows], pair, min_weight)
-    return NetworkView(nodes=rows, edges=[NetworkEdge(*e) for e in edges], truncated=truncated)
+    edges = store.pair_edges_among([n.id for n in rows], pair, min_weight)
+    return NetworkView(nodes=rows, edges=edges, truncated=truncated)

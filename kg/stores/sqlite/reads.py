@@ -541,7 +541,7 @@ class SQLiteReads:
                     f"AND {end} IN ({_marks(len(ends))})",
                     [*starts, pair, min_weight, *ends],
                 )
-                edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows)
+                edges.extend(map(PairEdge._make, rows))  # weight is an INTEGER column
         edges.sort()
         return edges
 
