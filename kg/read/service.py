@@ -27,7 +27,7 @@ from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
-from kg.stores.protocol import Edge, ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit
+from kg.stores.protocol import ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit
 from kg.text_index import search_words
 
 if TYPE_CHECKING:
@@ -228,13 +228,7 @@ class ReadService:
 
     def paper_authors_many(self, paper_ids: Sequence[str]) -> list[list[Node]]:
         """Each paper's authors in byline order (position, then id)."""
-
-        def key(edge: Edge) -> tuple[int, str]:
-            pos = edge.rel.properties.get("position")
-            return (int(pos) if isinstance(pos, int | float) else 1 << 30, edge.node.id)
-
-        lists = self.store.neighbors_many(paper_ids, "AUTHORED", "in")
-        return [[e.node for e in sorted(edges, key=key)] for edges in lists]
+        return self.store.paper_authors(paper_ids)
 
     def paper_venue_many(self, paper_ids: Sequence[str]) -> list[Node | None]:
         """Each paper's venue (the smallest id if a listing gave several), or ``None``."""

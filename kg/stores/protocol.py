@@ -150,6 +150,12 @@ class GraphStore(Protocol):
         """
         ...
 
+    def paper_authors(self, paper_ids: Sequence[str]) -> list[list[Node]]:
+        """Each paper's authors in byline order: ``AUTHORED.position`` (authors without one
+        last), then author id; empty for a missing paper. What a page of papers shows, read
+        without the relationships' property maps."""
+        ...
+
     def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
         """For each id, the number of relationships of one type (0 when missing)."""
         ...

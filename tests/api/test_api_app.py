@@ -38,12 +38,13 @@ def test_store_round_trips_do_not_grow_with_page_size(proxy: Any, serve_app: Any
             assert len(body["data"]["papers"]["nodes"]) == n
             per_size[n] = dict(proxy.calls)
     assert per_size[5] == per_size[20] == per_size[50], per_size
-    # the store answers the page (one papers query), the nodes (one get_nodes), and one batched
-    # neighbors_many each for concepts (MENTIONS), authors (AUTHORED) and venues (PUBLISHED_IN)
+    # the store answers the page (one papers query), the nodes (one get_nodes), the bylines (one
+    # paper_authors) and one batched neighbors_many each for concepts (MENTIONS) and venues
     assert {k: v for k, v in per_size[5].items() if k != "version"} == {
         "papers": 1,
         "get_nodes": 1,
-        "neighbors_many": 3,
+        "paper_authors": 1,
+        "neighbors_many": 2,
     }
 
 
@@ -55,7 +56,7 @@ def test_nested_lists_batch_across_parents(proxy: Any, serve_app: Any, post_to: 
         proxy.calls.clear()
         assert not post_to(c, query).get("errors")
     assert proxy.calls["degree_many"] == 1
-    assert proxy.calls["neighbors_many"] <= 4  # COAUTHOR ×2 levels, AUTHORED, PUBLISHED_IN
+    assert proxy.calls["neighbors_many"] <= 3  # COAUTHOR ×2 levels, PUBLISHED_IN
 
 
 def test_response_cache_serves_repeats_and_skips_errors(proxy: Any, serve_app: Any, post_to: Any) -> None:

@@ -163,6 +163,7 @@ READ_METHODS = [
     "heaviest_pairs",
     "paper_counts",
     "network_nodes",
+    "paper_authors",
     "search",
 ]
 ALL_PAPERS = pid("p2", "p9", "p1", "p8", "p5", "p3", "p6", "p7", "p4")
@@ -432,6 +433,13 @@ def test_paper_counts_are_the_stored_paper_counts(rs: ReadStore) -> None:
     assert rs.paper_counts(ids(A, B, C, D, E)) == [4, 3, 3, 2, 1]
     assert rs.paper_counts([V1.id, V2.id, T1.id, T2.id, T3.id]) == [4, 2, 1, 2, 2]
     assert rs.paper_counts([]) == []
+
+
+def test_paper_authors_are_in_byline_order(rs: ReadStore) -> None:
+    bylines = rs.paper_authors([*pid("p3", "nothing", "p6"), "paper:p3"])
+    assert [[a.id for a in authors] for authors in bylines] == [ids(B, C, D), [], ids(W, AW), ids(B, C, D)]
+    assert bylines[0][0] == B
+    assert rs.paper_authors([]) == []
 
 
 def test_network_nodes_are_display_names_and_stored_paper_counts(rs: ReadStore) -> None:

@@ -144,6 +144,15 @@ def paper_counts(ids: Sequence[str]) -> Statement:
     )
 
 
+def paper_authors(ids: Sequence[str]) -> Statement:
+    """``rows`` of ``[paper id, position, author id, labels, props]``, one per byline entry."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (:{_N} {{id: id}})<-[r:AUTHORED]-(a:{_N}) "
+        "RETURN collect([id, r.position, a.id, labels(a), properties(a)]) AS rows",
+        {"ids": list(ids)},
+    )
+
+
 def network_nodes(ids: Sequence[str]) -> Statement:
     """``rows`` of ``[id, labels, display name, papers]`` of the existing ids."""
     return Statement(

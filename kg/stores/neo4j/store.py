@@ -779,6 +779,15 @@ class Neo4jStore(Neo4jReads):
             edges[node_id].append(((other, 0 if out else 1), Edge(rel, node)))
         return [[e for _, e in sorted(edges.get(i, []), key=lambda t: t[0])] for i in ids]
 
+    def paper_authors(self, paper_ids: Sequence[str]) -> list[list[Node]]:
+        found: dict[str, list[tuple[tuple[int, int, str], Node]]] = defaultdict(list)
+        for pid, pos, aid, labels, props in self._read_many(rq.paper_authors, list(dict.fromkeys(paper_ids))):
+            # the SQLite store's ``position`` column: a number, else last
+            numeric = isinstance(pos, int | float) and not isinstance(pos, bool)
+            key = (0, int(pos), aid) if numeric else (1, 0, aid)
+            found[pid].append((key, Node(id=aid, label=_label_of(labels), properties=_strip_internal(props))))
+        return [[n for _, n in sorted(found.get(i, []), key=lambda t: t[0])] for i in paper_ids]
+
     def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
         q.rel_type(rel_type)
 

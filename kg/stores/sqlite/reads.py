@@ -172,6 +172,18 @@ class SQLiteReads:
             edges.sort(key=lambda e: e.node.id)
         return [out[i] for i in ids]
 
+    def paper_authors(self, paper_ids: Sequence[str]) -> list[list[Node]]:
+        out: dict[str, list[Node]] = {i: [] for i in paper_ids}
+        for chunk in chunked(list(out)):
+            for pid, nid, label, blob in self._all(
+                'SELECT r."end", n.id, n.label, n.props FROM rels r JOIN nodes n ON n.id = r.start '
+                f"WHERE r.\"end\" IN ({_marks(len(chunk))}) AND r.type = 'AUTHORED' "
+                'ORDER BY r."end", r.position IS NULL, r.position, n.id',
+                chunk,
+            ):
+                out[pid].append(self._node(nid, label, blob))
+        return [out[i] for i in paper_ids]
+
     def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
         counts: dict[str, int] = dict.fromkeys(ids, 0)
         unique = list(counts)
