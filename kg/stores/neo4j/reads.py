@@ -24,6 +24,9 @@ from kg.stores.neo4j import read_queries as rq
 from kg.stores.protocol import ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted
 
 T = TypeVar("T")
+# Largest concept network whose ties are looked up by pair key (n * (n - 1) / 2 look-ups, about
+# 10-25 us each at 100k papers); larger ones walk the nodes' ties (see rq.pair_edges_by_key).
+KEYED_PAIRS_MAX_NODES = 200
 
 
 def _one(records: list[neo4j.Record]) -> neo4j.Record:
@@ -200,6 +203,9 @@ class Neo4jReads:
         unique = list(dict.fromkeys(ids))
         if len(unique) < 2:
             return []
+        if pair == "CO_OCCURS" and len(unique) <= KEYED_PAIRS_MAX_NODES:
+            rows = self._read_one(rq.pair_edges_by_key(unique, pair, min_weight))["rows"]
+            return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
 
         def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
             found = rq.element_ids(unique)  # element ids are only valid in one transaction
