@@ -72,6 +72,29 @@ def test_bandits_includes_papers_of_narrower_concepts(gql: GQL) -> None:
     assert bandits["paperCount"] <= bandits["direct"]["totalCount"]
 
 
+def test_paper_count_equals_total_count_under_the_same_arguments(gql: GQL) -> None:
+    """Salience: ``papers`` is the papers about a concept unless ``includeMentions``, and
+    ``paperCount`` counts exactly what ``papers`` lists for the same arguments."""
+    q = """query($n: String!) { concept(name: $n) {
+        about: papers(first: 100, includeNarrower: false) { totalCount nodes { id } }
+        any: papers(first: 100, includeNarrower: false, includeMentions: true) { totalCount nodes { id } }
+        tree: papers(first: 100, includeMentions: true) { totalCount }
+        aboutCount: paperCount
+        anyCount: paperCount(includeMentions: true)
+        treeCount: paperCount(includeNarrower: true, includeMentions: true)
+    } }"""
+    listing = data(gql("{ concepts(first: 30, orderBy: PAPER_COUNT) { nodes { name } } }"))
+    widened = 0
+    for name in [c["name"] for c in listing["concepts"]["nodes"]]:
+        c = data(gql(q, n=name))["concept"]
+        assert c["aboutCount"] == c["about"]["totalCount"] == len(c["about"]["nodes"]), name
+        assert c["anyCount"] == c["any"]["totalCount"] == len(c["any"]["nodes"]), name
+        assert c["treeCount"] == c["tree"]["totalCount"], name
+        assert set(ids_of(c["about"])) <= set(ids_of(c["any"])), name
+        widened += c["anyCount"] > c["aboutCount"]
+    assert widened, "some seed concept is only mentioned in passing by some paper"
+
+
 def test_concept_broader_narrower_related(gql: GQL) -> None:
     d = data(
         gql(
