@@ -412,7 +412,11 @@ def test_weighted_neighbors_heaviest_first_then_id(rs: ReadStore) -> None:
     assert rs.weighted_neighbors([], "COAUTHOR", 1, 10) == []
 
 
-def test_pair_edges_among(rs: ReadStore) -> None:
+@pytest.mark.parametrize("by_key", [False, True], ids=["walk", "by-key"])
+def test_pair_edges_among(rs: ReadStore, monkeypatch: pytest.MonkeyPatch, by_key: bool) -> None:
+    # Neo4j walks the nodes' ties or looks every candidate pair up by key, by their degrees
+    # (kg.stores.neo4j.reads.KEYED_TIES_PER_PAIR): both routes forced here (SQLite has one)
+    monkeypatch.setattr("kg.stores.neo4j.reads.KEYED_TIES_PER_PAIR", -1 if by_key else 10**9)
     assert rs.pair_edges_among([D.id, C.id, B.id, A.id, "author:nobody"], "COAUTHOR", 1) == [
         PairEdge(A.id, B.id, 2),
         PairEdge(A.id, C.id, 1),

@@ -434,10 +434,14 @@ def weighted_neighbors(ids: Sequence[str], pair: str, min_weight: int, limit: in
     )
 
 
-def element_ids(ids: Sequence[str]) -> Statement:
-    """``eids``: the element ids of the existing nodes among ``ids`` (valid in this transaction)."""
+def pair_ends(ids: Sequence[str], pair: str) -> Statement:
+    """``eids``: the element ids of the existing nodes among ``ids`` (valid in this transaction);
+    ``ties``: how many ``pair`` ties start at them (degrees: no relationship is read)."""
+    t = pair_type(pair)
     return Statement(
-        f"MATCH (a:{_N}) WHERE a.id IN $ids RETURN collect(elementId(a)) AS eids", {"ids": list(ids)}
+        f"MATCH (a:{_N}) WHERE a.id IN $ids "
+        f"RETURN collect(elementId(a)) AS eids, sum(COUNT {{ (a)-[:{t}]->() }}) AS ties",
+        {"ids": list(ids)},
     )
 
 
@@ -457,9 +461,10 @@ def pair_edges_among(eids: Sequence[str], pair: str, min_weight: int) -> Stateme
 def pair_edges_by_key(ids: Sequence[str], pair: str, min_weight: int) -> Statement:
     """``rows`` of ``[a, b, weight]``: the ties among ``ids``, each candidate pair looked up by
     its indexed key (:func:`kg.stores.neo4j.queries.pair_key`; the ends are checked, so a key
-    collision finds nothing extra). For nodes with thousands of ties each (concepts), where
-    walking every tie of every node to test its far end read millions of relationships: the
-    ties among 100 popular concepts at 100k papers took 190-345 ms that way, 43-130 ms by key."""
+    collision finds nothing extra). For nodes with many ties each (popular concepts), where
+    walking every tie of every node to test its far end reads them all: the ties among 100
+    popular concepts at 100k papers (about 26 ties out per candidate pair) took 170-210 ms that
+    way, 42-46 ms by key; at 10k (3 per pair) 20 ms against 32 (see KEYED_TIES_PER_PAIR)."""
     t = pair_type(pair)
     unique = sorted(set(ids))
     rows = [[pair_key(a, b), a, b] for i, a in enumerate(unique) for b in unique[i + 1 :]]

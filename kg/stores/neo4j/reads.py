@@ -24,9 +24,12 @@ from kg.stores.neo4j import read_queries as rq
 from kg.stores.protocol import ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted
 
 T = TypeVar("T")
-# Largest concept network whose ties are looked up by pair key (n * (n - 1) / 2 look-ups, about
-# 10-25 us each at 100k papers); larger ones walk the nodes' ties (see rq.pair_edges_by_key).
-KEYED_PAIRS_MAX_NODES = 200
+# The ties among a set of nodes are looked up by pair key (n * (n - 1) / 2 look-ups, about 9 us
+# each) when the nodes have more ties out than this many per candidate pair (walking one costs
+# about 1.4 us; measured at 10k and 100k papers, see rq.pair_edges_by_key), and there are at most
+# KEYED_PAIRS_MAX_NODES of them (the keys are a parameter); otherwise their ties are walked.
+KEYED_TIES_PER_PAIR = 8
+KEYED_PAIRS_MAX_NODES = 300
 
 
 def _one(records: list[neo4j.Record]) -> neo4j.Record:
@@ -203,14 +206,16 @@ class Neo4jReads:
         unique = list(dict.fromkeys(ids))
         if len(unique) < 2:
             return []
-        if pair == "CO_OCCURS" and len(unique) <= KEYED_PAIRS_MAX_NODES:
-            rows = self._read_one(rq.pair_edges_by_key(unique, pair, min_weight))["rows"]
-            return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
 
         def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
-            found = rq.element_ids(unique)  # element ids are only valid in one transaction
-            eids = tx.run(found.text, found.params).single(strict=True)["eids"]
-            among = rq.pair_edges_among(eids, pair, min_weight)
+            found = rq.pair_ends(unique, pair)  # element ids are only valid in one transaction
+            ends = tx.run(found.text, found.params).single(strict=True)
+            n = len(ends["eids"])
+            pairs = n * (n - 1) // 2
+            if ends["ties"] > KEYED_TIES_PER_PAIR * pairs and n <= KEYED_PAIRS_MAX_NODES:
+                among = rq.pair_edges_by_key(unique, pair, min_weight)
+            else:
+                among = rq.pair_edges_among(ends["eids"], pair, min_weight)
             rows: list[list[Any]] = tx.run(among.text, among.params).single(strict=True)["rows"]
             return rows
 
