@@ -463,8 +463,8 @@ def pair_edges_by_key(ids: Sequence[str], pair: str, min_weight: int) -> Stateme
     its indexed key (:func:`kg.stores.neo4j.queries.pair_key`; the ends are checked, so a key
     collision finds nothing extra). For nodes with many ties each (popular concepts), where
     walking every tie of every node to test its far end reads them all: the ties among 100
-    popular concepts at 100k papers (about 26 ties out per candidate pair) took 170-210 ms that
-    way, 42-46 ms by key; at 10k (3 per pair) 20 ms against 32 (see KEYED_TIES_PER_PAIR)."""
+    popular concepts at 100k papers (26-31 ties out per candidate pair) took 143-220 ms that
+    way, 39-77 ms by key; at 10k (3 per pair) 20-22 ms against 32-37 (see KEYED_TIES_PER_PAIR)."""
     t = pair_type(pair)
     unique = sorted(set(ids))
     rows = [[pair_key(a, b), a, b] for i, a in enumerate(unique) for b in unique[i + 1 :]]
