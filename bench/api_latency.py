@@ -9,8 +9,8 @@ Usage::
    ``--data-dir`` plus ``examples/listings`` (8,9xx distinct papers), topped up with
    "(variant k)" copies exactly as ``bench/neo4j_load.py::build_corpus`` makes them, through the
    production pipeline (``Pipeline(nlp=kg.nlp.load_nlp())``) and ``store.upsert`` in batches of
-   500, into an embedded store under ``bench/out/latency`` (reused on later runs unless
-   ``--rebuild`` or its paper count differs), and into Neo4j when ``KG_TEST_NEO4J_URI`` is set
+   500, into an embedded store under ``bench/out/latency`` (reused on later runs; one of another
+   size is refused unless ``--rebuild``), and into Neo4j when ``KG_TEST_NEO4J_URI`` is set
    (**the Neo4j database is cleared and reloaded** unless it already holds the same counts).
 2. Serves each backend in a subprocess (``create_app`` under uvicorn, what ``kg serve`` runs,
    so the clients do not share the server's GIL), by default with the response cache **off**
@@ -169,8 +169,17 @@ def load_records(store: GraphStore, records: list[PaperRecord]) -> None:
 
 
 def memory_store(data_dir: Path, papers: int, rebuild: bool, records: Path | None = None) -> SQLiteStore:
+    """The benchmark's embedded store, built when missing or with ``rebuild``. A store holding
+    another number of papers is refused, not replaced: it may be a 100k store that took minutes
+    to build (or a link to a user's store), and a run with another ``--papers`` wiped one."""
     store = SQLiteStore(MEMORY_DIR)
-    if rebuild or store.counts().nodes.get("Paper", 0) != papers:
+    held = store.counts().nodes.get("Paper", 0)
+    if held and held != papers and not rebuild:
+        raise SystemExit(
+            f"{MEMORY_DIR} holds {held} papers, not {papers}: pass --papers {held} to measure it, "
+            "or --rebuild to replace it"
+        )
+    if rebuild or held != papers:
         print(f"building the embedded {papers}-paper graph under {MEMORY_DIR} ...")
         store.clear()
         load_records(store, corpus_records(data_dir, papers, records))
@@ -618,7 +627,9 @@ def main() -> int:
         default=None,
         help="distinct parameters per query (default: --requests, i.e. no request repeats another)",
     )
-    parser.add_argument("--rebuild", action="store_true", help="re-ingest the embedded graph")
+    parser.add_argument(
+        "--rebuild", action="store_true", help="re-ingest the embedded graph (also one of another size)"
+    )
     parser.add_argument(
         "--records", type=Path, help="cached records (bench/neo4j_load.py --extract-to) instead of extracting"
     )
