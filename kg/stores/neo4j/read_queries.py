@@ -138,14 +138,6 @@ _PAPERS = (
 )
 
 
-def paper_counts(ids: Sequence[str]) -> Statement:
-    """``rows`` of ``[id, papers]`` of the existing ids."""
-    return Statement(
-        f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) RETURN collect([id, {_PAPERS}]) AS rows",
-        {"ids": list(ids)},
-    )
-
-
 def paper_authors(ids: Sequence[str]) -> Statement:
     """``rows`` of ``[paper id, position, author id, labels, props]``, one per byline entry."""
     return Statement(

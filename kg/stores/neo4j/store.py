@@ -798,7 +798,7 @@ class Neo4jStore(Neo4jReads):
         return [found.get(i, 0) for i in ids]
 
     def paper_counts(self, ids: Sequence[str]) -> list[int]:
-        found = {nid: int(n) for nid, n in self._read_many(rq.paper_counts, list(dict.fromkeys(ids)))}
+        found = {row.id: row.papers for row in self.network_nodes(ids)}
         return [found.get(i, 0) for i in ids]
 
     def network_nodes(self, ids: Sequence[str]) -> list[NodeRow]:
