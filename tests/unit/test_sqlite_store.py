@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,9 @@ from typing import Any
 import pytest
 
 from kg.errors import GraphStoreError
+from kg.models import Node, PaperRecord
 from kg.stores.sqlite import DB_FILE, SQLiteStore
+from kg.stores.sqlite.store import retry_busy
 
 KG = [sys.executable, "-m", "api.cli"]
 
@@ -300,3 +303,43 @@ def test_an_older_store_gets_the_later_indexes_when_opened(tmp_path: Path, seed_
     assert not names & {"rels_by_end", "rels_by_weight"}
     assert again.export() == before
     assert again.upsert(seed_records).unchanged == len(seed_records)
+
+
+def test_a_writer_told_busy_without_waiting_runs_its_transaction_again(tmp_path: Path) -> None:
+    """SQLite answers SQLITE_BUSY without calling the busy handler when waiting could deadlock;
+    the store must then roll back and try again, not lose the batch (CI lost one of two
+    concurrent ingests that way). A busy timeout of 0 makes every wait such an answer."""
+    store = SQLiteStore(tmp_path / "kg")
+    store._conn.execute("PRAGMA busy_timeout = 0")
+    other = sqlite3.connect(tmp_path / "kg" / DB_FILE, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the write lock ...
+    threading.Timer(0.3, lambda: other.execute("COMMIT")).start()  # ... for 0.3 s
+    paper = Node(id="paper:p1", label="Paper", properties={"title": "p1", "titleSource": "LISTING"})
+    t0 = time.perf_counter()
+    summary = store.upsert([PaperRecord(paper=paper, nodes=[], relationships=[])])
+    assert time.perf_counter() - t0 >= 0.25
+    assert summary.added == 1
+    assert store.get_nodes(["paper:p1"])[0] is not None
+    other.close()
+    store.close()
+
+
+def test_busy_retries_give_up_after_the_timeout_with_sqlites_error() -> None:
+    calls: list[float] = []
+
+    def busy() -> None:
+        calls.append(time.perf_counter())
+        raise sqlite3.OperationalError("database is locked")
+
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        retry_busy(busy, timeout_s=0.2)
+    assert len(calls) > 3 and calls[-1] - calls[0] >= 0.15
+
+    def broken() -> None:
+        calls.append(time.perf_counter())
+        raise sqlite3.OperationalError("no such table: x")
+
+    calls.clear()
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        retry_busy(broken)
+    assert len(calls) == 1  # any other error is raised at once

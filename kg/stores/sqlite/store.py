@@ -14,12 +14,15 @@ merge rules of :mod:`kg.merge`, the derived-pair rules of :mod:`kg.derived`) and
 from __future__ import annotations
 
 import itertools
+import random
 import sqlite3
 import threading
+import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from kg import deadline
 from kg.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
@@ -44,6 +47,7 @@ BUSY_TIMEOUT_S = 120.0
 WRITE_BATCH = 2000
 
 RelKey = tuple[str, str, str]
+T = TypeVar("T")
 
 
 def legacy_pickle_notice(data_dir: Path) -> str | None:
@@ -58,6 +62,34 @@ def legacy_pickle_notice(data_dir: Path) -> str | None:
             "when loaded); re-ingest your listings into the SQLite store, then delete that file"
         )
     return None
+
+
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    text = str(error)
+    return "locked" in text or "busy" in text
+
+
+def retry_busy(work: Callable[[], T], timeout_s: float = BUSY_TIMEOUT_S) -> T:
+    """``work()``, run again (after a short, growing, jittered pause) while it fails with
+    SQLITE_BUSY, for up to ``timeout_s``.
+
+    Why, on top of the connection's busy timeout: SQLite answers SQLITE_BUSY *without* calling
+    the busy handler when waiting could deadlock (a connection holding a read lock asks for the
+    write lock another holds, as two processes setting up a new file can), and its documented
+    remedy is to roll back and run the transaction again. Two ``kg ingest`` started together
+    on a new store lost one of them to that (CI, 2026-12-02). ``work`` must be a whole
+    transaction, rolled back when it raises.
+    """
+    give_up = time.monotonic() + timeout_s
+    pause = 0.005
+    while True:
+        try:
+            return work()
+        except sqlite3.OperationalError as e:
+            if not _is_busy(e) or time.monotonic() >= give_up:
+                raise
+        time.sleep(pause * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not security
+        pause = min(pause * 2, 0.5)
 
 
 def _describe(error: sqlite3.Error, path: str) -> str:
@@ -104,7 +136,7 @@ class SQLiteStore(SQLiteReads):
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         try:
-            self._setup()
+            retry_busy(self._setup)
         except sqlite3.Error as e:
             conn.close()
             raise GraphStoreError(_describe(e, self.path)) from e
@@ -194,34 +226,42 @@ class SQLiteStore(SQLiteReads):
                 self._readers.append(conn)
         return conn
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken with the write lock up front (``BEGIN IMMEDIATE``)."""
-        with self._lock, self._errors():
+    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work`` in one write transaction, taken with the write lock up front (``BEGIN
+        IMMEDIATE``) and run again while another writer holds it (:func:`retry_busy`)."""
+
+        def transaction() -> T:
             c = self._conn
             c.execute("BEGIN IMMEDIATE")
             try:
-                yield c
+                result = work(c)
                 c.execute("COMMIT")
             except BaseException:
                 if c.in_transaction:
                     c.execute("ROLLBACK")
                 raise
+            return result
+
+        with self._lock, self._errors():
+            return retry_busy(transaction)
 
     # -- writes --------------------------------------------------------------------------------
     def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:
         if not records:
             return UpsertSummary()
-        with self._write() as c:
+
+        def apply(c: sqlite3.Connection) -> tuple[_Batch, int, UpsertSummary]:
             version = int(c.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()[0])
             if version != self._known.version:
                 self._known.clear(version)
             batch = _Batch(c, records, self._known)
             try:
-                summary = batch.apply()
+                return batch, version, batch.apply()
             except BaseException:
                 self._known.clear(None)
                 raise
+
+        batch, version, summary = self._write(apply)
         self._known.remember(batch, version + 1 if batch.wrote else version)
         return summary
 
@@ -229,10 +269,12 @@ class SQLiteStore(SQLiteReads):
         return None
 
     def clear(self) -> None:
-        with self._write() as c:
+        def empty(c: sqlite3.Connection) -> None:
             for table in ("nodes", "rels", "name_keys", "fts", "keyphrases"):
                 c.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
             c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+
+        self._write(empty)
 
     def ping(self) -> None:
         with self._errors():
