@@ -3,6 +3,7 @@
 Usage::
 
     python bench/concepts.py [--data-dir ../shared/data] [--repeat 3] [--no-eval] [--no-speed] [--no-graph]
+                             [--fast-only]
 
 Speed: ``Pipeline.build`` (cleaning, ids, spaCy, every default extractor, PaperRecords) on the
 papers of ``iclr2018.jsonl`` + ``colm2024.jsonl`` (``--accurate-papers`` of them for the
@@ -176,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--no-eval", action="store_true")
     parser.add_argument("--no-graph", action="store_true")
+    parser.add_argument("--fast-only", action="store_true", help="quality of the fast mode only")
     args = parser.parse_args(argv)
 
     print(f"machine: {machine()}; {pin_one_core()}")
@@ -189,8 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"accurate: {accurate:7.0f} papers/s  (Pipeline.build, {len(sub)} papers)")
         print(f"          spaCy nlp.pipe (tagger + parser) alone: {parse:.0f} papers/s")
     if not args.no_eval:
-        kept: list[PaperRecord] = []
-        systems = [predictor("fast", kept)]
+        modes: list[Mode] = ["fast"] if args.fast_only else ["fast", "accurate"]
+        kept: dict[str, list[PaperRecord]] = {m: [] for m in modes}
+        systems = [predictor(m, kept[m]) for m in modes]
         sets = {
             "ICLR 2018": ["iclr2018.jsonl"],
             "COLM 2024": ["colm2024.jsonl"],
@@ -202,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(run_timed("yake", yake_predict, papers))
             print(f"\n{label_set}: {len(papers)} papers with abstract and keywords")
             print(format_table(rows))
-            print("\n".join(quality_lines(papers, kept, "paperkg-fast")))
+            for m in modes:
+                print("\n".join(quality_lines(papers, kept[m], f"paperkg-{m}")))
     if not args.no_graph:
         print()
         print("\n".join(graph_figures(args.data_dir)))

@@ -2,13 +2,14 @@
 
 Definitions (the code below is the definition; the README quotes it):
 
-* **fragment** (of a paper's top-10 phrase): its first occurrence in the paper, read with the
-  spaCy *parser* (independent of the fast mode's word-class lexicon), is not a complete noun
-  phrase: it ends on a word that modifies a word after it ("benchmarking large *language*
-  [models]"), a word before it modifies a non-head word inside it ("[Monte] *Carlo* sampling"),
-  it starts on a verb, adverb, preposition or auxiliary ("automatically eliciting"), or it
-  ends on something that is not a noun, number or adjective ("agents *lack*"). A phrase the
-  paper does not contain verbatim (a canonical name) is not checked.
+* **fragment** (of a paper's top-10 phrase): no occurrence of it in the abstract (in the title
+  when the abstract has none), read with the spaCy *parser* (independent of the fast mode's
+  word-class lexicon), is a complete noun phrase: it ends on a word that modifies a word after
+  it ("benchmarking large *language* [models]"), a word before it modifies a non-head word
+  inside it ("[Monte] *Carlo* sampling"), it starts on a verb, adverb, preposition or
+  auxiliary ("automatically eliciting"), or it ends on something that is not a noun, number or
+  adjective ("agents *lack*"); :func:`extractors.concepts.completeness.incomplete`. A phrase
+  the paper does not contain verbatim (a canonical name) is not checked.
 * **generic** (phrase): common in abstracts but rarely chosen by authors as a keyword: it
   occurs in at least ``GENERIC_MIN_DF`` (100) documents of the static background table and
   NeurIPS 2023 authors used it as a keyword in fewer than ``GENERIC_KEYWORD_RATIO`` (a
@@ -34,6 +35,7 @@ from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc, Span
 
 from extractors.concepts.background import Background
+from extractors.concepts.completeness import incomplete
 from extractors.concepts.filler import GENERIC_KEYWORD_RATIO, GENERIC_MIN_DF, is_generic_key
 from extractors.concepts.normalize import token_key
 from extractors.concepts.vocabulary import Vocabulary
@@ -67,9 +69,6 @@ QUERY_CONCEPTS: tuple[str, ...] = (
     "equivariance",
     "in-context learning",
 )
-_BAD_START = frozenset({"VERB", "AUX", "ADV", "ADP", "PART", "SCONJ", "CCONJ", "DET", "PRON"})
-_GOOD_END = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "X"})
-_MODIFIER_DEPS = frozenset({"compound", "amod", "nmod", "nummod", "poss", "npadvmod", "flat"})
 
 
 def is_generic(phrase: str, background: Background) -> bool:
@@ -94,31 +93,6 @@ def _occurrences(doc: Doc, words: list[str]) -> list[Span]:
     return [doc[i : i + n] for i in range(len(lowers) - n + 1) if lowers[i : i + n] == words]
 
 
-def _incomplete(span: Span, known: bool) -> bool:
-    """Whether one occurrence is not a complete noun phrase (see the module docstring).
-
-    A ``known`` term (curated concept or author keyword) may modify a later word ("NLP
-    tasks"): it is a name, not a piece cut out of one.
-    """
-    doc = span.doc
-    first, last = span[0], span[-1]
-    if first.pos_ in _BAD_START and not (first.tag_ in ("VBN", "VBG") and first.dep_ in ("amod", "compound")):
-        return True
-    if last.pos_ not in _GOOD_END and last.tag_ != "VBG":  # gerunds head keyphrases ("clustering")
-        return True
-    if known:
-        return False
-    # Ends on a modifier of a later word: a prefix cut out of a longer phrase.
-    if last.dep_ in _MODIFIER_DEPS and last.head.i >= span.end and last.head.pos_ in ("NOUN", "PROPN"):
-        return True
-    # A word just before the span modifies a word inside it other than its last: a suffix cut.
-    if span.start > 0:
-        prev = doc[span.start - 1]
-        if prev.dep_ in _MODIFIER_DEPS and span.start <= prev.head.i < span.end - 1:
-            return True
-    return False
-
-
 def is_fragment(
     doc: Doc, phrase: str, known: bool = False, tokenizer: Tokenizer | None = None
 ) -> bool | None:
@@ -131,7 +105,7 @@ def is_fragment(
     if not spans:
         return None
     body = [s for s in spans if s.sent.start > 0] or spans
-    return all(_incomplete(s, known) for s in body)
+    return all(incomplete(s, known) for s in body)
 
 
 @dataclass(frozen=True)

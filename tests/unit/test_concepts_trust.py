@@ -254,6 +254,52 @@ def test_no_filler_or_generic_heads(fast: Pipeline) -> None:
         assert junk not in names, junk
 
 
+def test_a_generic_concept_yields_to_the_papers_narrower_wording(fast: Pipeline) -> None:
+    """ "language models" next to "large language models" was the issue's example of filler."""
+    r = record(
+        fast,
+        "Language models are trained on web text. We study how large language models follow "
+        "instructions, and show that language models fine-tuned with reinforcement learning from "
+        "human feedback hallucinate less. Our benchmark of large language models covers code "
+        "generation and mathematical reasoning.",
+        title="Instruction following in large language models",
+    )
+    score = {name: float(str(props["score"])) for name, props in mentions(r).items()}
+    assert score["language models"] < 0.1 * score["large language models"]
+    assert score["language models"] < min(score["code generation"], score["mathematical reasoning"])
+    assert score["reasoning"] < score["mathematical reasoning"]
+    assert "language models" in score  # still a MENTIONS, only lower
+
+
+def test_accurate_mode_keeps_phrases_cut_out_of_longer_ones_out_of_the_top_10(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the parse, "deep linear [neural network]" and "squared error [loss]" are read as the
+    prefixes they are (a real ICLR 2018 abstract, the fragment rule of kg.concept_quality)."""
+    import extractors.concepts.analysis as analysis
+    from kg.eval_cli import record_keyphrases
+
+    accurate = Pipeline(nlp=load_nlp(mode="accurate"), mode="accurate")
+    abstract = (
+        "We study the error landscape of deep linear and nonlinear neural networks with the squared "
+        "error loss. Minimizing the loss of a deep linear neural network is a nonconvex problem, and "
+        "despite recent progress, our understanding of this loss surface is still incomplete. For "
+        "deep linear networks, we present necessary and sufficient conditions for a critical point "
+        "of the risk function to be a global minimum. Surprisingly, our conditions provide an "
+        "efficiently checkable test for global optimality, while such tests are typically "
+        "intractable in nonconvex optimization. We further extend these results to deep nonlinear "
+        "neural networks and prove similar sufficient conditions for global optimality, albeit in "
+        "a more limited function space setting."
+    )
+    title = "Global Optimality Conditions for Deep Neural Networks"
+    top = record_keyphrases(record(accurate, abstract, title=title))[:10]
+    assert "deep linear" not in top and "squared error" not in top
+    assert "global optimality" in top
+    monkeypatch.setattr(analysis, "FRAGMENT_FACTOR", 1.0)  # the rule off: they were there
+    before = record_keyphrases(record(accurate, abstract, title=title))[:10]
+    assert "deep linear" in before and "squared error" in before
+
+
 def test_fragment_and_generic_definitions() -> None:
     from extractors.concepts.background import load_background
 
@@ -265,6 +311,10 @@ def test_fragment_and_generic_definitions() -> None:
     assert is_fragment(doc, "large language models", tokenizer=nlp.tokenizer) is False
     assert is_fragment(doc, "Monte Carlo sampling", tokenizer=nlp.tokenizer) is False
     assert is_fragment(doc, "not in the text", tokenizer=nlp.tokenizer) is None
+    # a known term starts as authors write it; an unknown run starting on a preposition is cut
+    known = nlp("We use in-context learning for translation.")
+    assert is_fragment(known, "in-context learning", known=True, tokenizer=nlp.tokenizer) is False
+    assert is_fragment(known, "for translation", tokenizer=nlp.tokenizer) is True
     background = load_background()
     assert is_generic("graph", background) and is_generic("representation", background)
     assert not is_generic("robustness", background) and not is_generic("graph neural networks", background)
