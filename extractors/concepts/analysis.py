@@ -44,6 +44,7 @@ from extractors.concepts.discovery import (
     find_named_entities,
 )
 from extractors.concepts.filler import is_generic_key
+from extractors.concepts.fragment_model import load_fragment_model
 from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
 from extractors.concepts.normalize import display_singular
 from extractors.concepts.ranker import FEATURES, Ranker, load_ranker
@@ -825,6 +826,8 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background, parse: D
             if parse is not None and unsure and _cut_out(c, analysis, parse, background):
                 p *= FRAGMENT_FACTOR  # accurate mode: no occurrence is a whole noun phrase
         c.score = round(RANKER_SCALE * p, 4)
+    if parse is None:
+        _demote_guessed_fragments(analysis, head, background)
     if rest and head:
         # Below the re-ranked ones, in their hand-set order (they only matter as extra MENTIONS).
         floor = min(c.score for c in head) * 0.99
@@ -832,6 +835,30 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background, parse: D
         for c in rest:
             c.score = round(floor * c.score / top_rest, 4)
     ranked.sort(key=lambda c: (-c.score, c.first, c.key))
+
+
+def _demote_guessed_fragments(analysis: Analysis, head: list[Candidate], background: Background) -> None:
+    """Fast mode: demote the phrases the fragment model (:mod:`extractors.concepts.fragment_model`)
+    reads as cut out of longer ones, among those that would make the top 10.
+
+    Why lazily, best first: the model costs ~24 feature lookups per occurrence, and only the
+    top 10 is at stake; a demoted phrase lets the next one in, which is then checked too.
+    """
+    model = load_fragment_model() if FRAGMENT_MODEL_ENABLED else None
+    if model is None:
+        return
+    stream = analysis.stream
+    kept = 0
+    for c in sorted(head, key=lambda c: (-c.score, c.first, c.key)):
+        if kept >= FRAGMENT_CHECKS:
+            break
+        kept += 1
+        if c.defined or c.introduced or c.named or c.score >= FRAGMENT_SURE:
+            continue
+        known = c.source == "vocabulary" or background.keywords.get(c.key, 0) >= 2
+        if model.is_fragment(stream, c.spans, known, analysis.title_end):
+            c.score = round(c.score * FRAGMENT_FACTOR, 4)
+            kept -= 1  # it leaves the top: the next one takes its place
 
 
 def _cut_out(c: Candidate, analysis: Analysis, parse: Doc, background: Background) -> bool:
@@ -1405,6 +1432,11 @@ SPECIFIC_FACTOR = 0.1  # and further down when the paper has its narrower wordin
 # do list "in-context learning", which the tagger starts with a preposition).
 FRAGMENT_FACTOR = 0.1
 FRAGMENT_SURE = 2.0
+# Fast mode: the fragment model (extractors/data/fragment_model.json) reads the phrases that
+# would make the top 10 instead (until this many are kept; scripts/train_fragment_model.py turns
+# it off to collect the candidates it is trained on).
+FRAGMENT_MODEL_ENABLED = True
+FRAGMENT_CHECKS = 10
 # A lone word is a keyphrase only if NeurIPS 2023 authors chose it this often.
 SINGLE_MIN_KEYWORD = 2
 # Verbs the word-class lexicon reads as nouns; a phrase never ends on them ("agents lack").

@@ -300,6 +300,53 @@ def test_accurate_mode_keeps_phrases_cut_out_of_longer_ones_out_of_the_top_10(
     assert "deep linear" in before and "squared error" in before
 
 
+def test_fast_mode_demotes_what_its_fragment_model_reads_as_cut_out(
+    fast: Pipeline, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a parse, the shipped model (trained on the parse's verdicts) demotes "created
+    ReHeAT", "transform LLMs" (verbs the word-class lexicon read as modifiers) and "Heuristic AI
+    Testing" (cut out of "Representativeness Heuristic AI Testing"), and nothing whole."""
+    import extractors.concepts.analysis as analysis
+
+    abstract = (
+        "We created ReHeAT (Representativeness Heuristic AI Testing), a dataset of problems. General "
+        "purpose strategies that transform LLMs into autonomous agents often leave important aspects unsaid."
+    )
+
+    def scores() -> dict[str, float]:
+        return {name: float(str(props["score"])) for name, props in mentions(record(fast, abstract)).items()}
+
+    on = scores()
+    monkeypatch.setattr(analysis, "FRAGMENT_MODEL_ENABLED", False)
+    off = scores()
+    assert off["created ReHeAT"] > off["autonomous agent"]  # the model off: above a real concept
+    assert on["created ReHeAT"] < on["autonomous agent"]
+    for fragment in ("created ReHeAT", "transform LLM", "heuristic AI testing"):
+        assert on[fragment] == pytest.approx(off[fragment] * analysis.FRAGMENT_FACTOR, abs=1e-3), fragment
+    for whole in ("ReHeAT", "autonomous agent", "representativeness heuristic AI testing"):
+        assert on[whole] == off[whole], whole
+
+
+def test_the_shipped_fragment_model_reads_the_features_it_was_trained_on() -> None:
+    """A renamed or dropped feature would leave the model's weights unused: most feature names
+    of a real occurrence must carry a weight, and the file says how it was made."""
+    import json
+
+    from extractors.concepts.analysis import analyse
+    from extractors.concepts.background import load_background
+    from extractors.concepts.fragment_model import DEFAULT_FRAGMENT_MODEL, features, load_fragment_model
+
+    model = load_fragment_model()
+    assert model is not None and 0 < model.threshold < 1
+    provenance = json.loads(DEFAULT_FRAGMENT_MODEL.read_text(encoding="utf-8"))["provenance"]
+    assert provenance["cross_validated"]["auc"] > 0.85
+    nlp = load_nlp(mode="fast")
+    text = "We study multi-armed bandits with graph neural networks for the cold start problem."
+    a = analyse(nlp(text), text, 0, default_vocabulary(nlp.tokenizer), load_background(), tokens_only=True)
+    names = [f for c in a.candidates for s, e in c.spans for f in features(a.stream, s, e, False, 0)]
+    assert sum(f in model.weights for f in names) >= 0.7 * len(names)
+
+
 def test_fragment_and_generic_definitions() -> None:
     from extractors.concepts.background import load_background
 
