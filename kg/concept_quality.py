@@ -8,7 +8,9 @@ Definitions (the code below is the definition; the README quotes it):
   it ("benchmarking large *language* [models]"), a word before it modifies a non-head word
   inside it ("[Monte] *Carlo* sampling"), it starts on a verb, adverb, preposition or
   auxiliary ("automatically eliciting"), or it ends on something that is not a noun, number or
-  adjective ("agents *lack*"); :func:`extractors.concepts.completeness.incomplete`. A phrase
+  adjective ("agents *lack*"); :func:`extractors.concepts.completeness.incomplete`. A known
+  term (vocabulary name or alias, or a NeurIPS 2023 keyword used at least twice) is exempt from
+  the first two rules and from the start rule ("in-context learning", "pretraining"). A phrase
   the paper does not contain verbatim (a canonical name) is not checked.
 * **generic** (phrase): common in abstracts but rarely chosen by authors as a keyword: it
   occurs in at least ``GENERIC_MIN_DF`` (100) documents of the static background table and
