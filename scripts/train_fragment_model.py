@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import extractors.concepts.analysis as analysis_module  # noqa: E402
-from extractors.concepts.analysis import analyse  # noqa: E402
+from extractors.concepts.analysis import analyse, is_known_term  # noqa: E402
 from extractors.concepts.background import load_background  # noqa: E402
 from extractors.concepts.completeness import incomplete  # noqa: E402
 from extractors.concepts.fragment_model import DEFAULT_FRAGMENT_MODEL, features  # noqa: E402
@@ -88,7 +88,7 @@ def examples(data_dir: Path, per_file: int) -> list[Example]:
         for c in a.candidates[:TOP]:
             if c.defined or c.introduced or c.named:
                 continue
-            known = c.source == "vocabulary" or background.keywords.get(c.key, 0) >= 2
+            known = is_known_term(c, background)
             for s, e in c.spans:
                 span = parsed.char_span(stream.starts[s], stream.ends[e - 1], alignment_mode="expand")
                 if span is not None:

@@ -35,7 +35,7 @@ from spacy.tokens import Doc
 
 from extractors.concepts.background import FUNCTION_WORDS, Background
 from extractors.concepts.candidates import chunks_fast, chunks_parsed, collect_plain
-from extractors.concepts.completeness import incomplete
+from extractors.concepts.completeness import incomplete, read_spans
 from extractors.concepts.discovery import (
     Acronym,
     Introduced,
@@ -810,24 +810,19 @@ RERANK_TOP = 30  # candidates re-ranked by the model (the top 10-20 are what is 
 
 
 def _rerank(analysis: Analysis, ranker: Ranker, background: Background, parse: Doc | None) -> None:
-    """Replace each candidate's hand-set score by the model's (generic ones stay demoted, and
-    with a ``parse``, accurate mode's, so do phrases cut out of longer ones)."""
+    """Replace each candidate's hand-set score by the model's (generic ones stay demoted, and so
+    do phrases cut out of longer ones: :func:`_demote_fragments`)."""
     terms = rank_terms(ranker, background)
     ranked = analysis.candidates
     head, rest = ranked[:RERANK_TOP], ranked[RERANK_TOP:]
     for c in head:
         p, generic = terms.probability(analysis, c)
-        if not (c.defined or c.introduced or c.named):
-            if generic:
-                p *= GENERIC_FACTOR
-                if _has_narrower_wording(c, ranked):
-                    p *= SPECIFIC_FACTOR  # "language models" where the paper says "large language models"
-            unsure = RANKER_SCALE * p < FRAGMENT_SURE
-            if parse is not None and unsure and _cut_out(c, analysis, parse, background):
-                p *= FRAGMENT_FACTOR  # accurate mode: no occurrence is a whole noun phrase
+        if generic and not (c.defined or c.introduced or c.named):
+            p *= GENERIC_FACTOR
+            if _has_narrower_wording(c, ranked):
+                p *= SPECIFIC_FACTOR  # "language models" where the paper says "large language models"
         c.score = round(RANKER_SCALE * p, 4)
-    if parse is None:
-        _demote_guessed_fragments(analysis, head, background)
+    _demote_fragments(analysis, head, background, parse)
     if rest and head:
         # Below the re-ranked ones, in their hand-set order (they only matter as extra MENTIONS).
         floor = min(c.score for c in head) * 0.99
@@ -837,17 +832,44 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background, parse: D
     ranked.sort(key=lambda c: (-c.score, c.first, c.key))
 
 
-def _demote_guessed_fragments(analysis: Analysis, head: list[Candidate], background: Background) -> None:
-    """Fast mode: demote the phrases the fragment model (:mod:`extractors.concepts.fragment_model`)
-    reads as cut out of longer ones, among those that would make the top 10.
+def is_known_term(c: Candidate, background: Background) -> bool:
+    """A vocabulary concept or a phrase NeurIPS 2023 authors used as a keyword at least twice:
+    a name, which the fragment rule lets start on any word and modify a later word."""
+    return c.source == "vocabulary" or background.keywords.get(c.key, 0) >= 2
 
-    Why lazily, best first: the model costs ~24 feature lookups per occurrence, and only the
-    top 10 is at stake; a demoted phrase lets the next one in, which is then checked too.
+
+def _demote_fragments(
+    analysis: Analysis, head: list[Candidate], background: Background, parse: Doc | None
+) -> None:
+    """Demote the phrases cut out of longer ones among those that would make the top 10: with a
+    ``parse`` (accurate mode) by the rule of :mod:`extractors.concepts.completeness`, without
+    one (fast mode) by the fragment model trained on that rule's verdicts
+    (:mod:`extractors.concepts.fragment_model`).
+
+    Why lazily, best first: only the top 10 is at stake, and a demoted phrase lets the next one
+    in, which is then checked too. Never demoted: a defined, introduced or named concept, or one
+    the ranker is sure of (:data:`FRAGMENT_SURE`).
     """
-    model = load_fragment_model() if FRAGMENT_MODEL_ENABLED else None
-    if model is None:
-        return
-    stream = analysis.stream
+    stream, title_end = analysis.stream, analysis.title_end
+    cut_out: Callable[[Candidate, bool], bool]
+    if parse is not None:
+        doc = parse
+
+        def cut_out(c: Candidate, known: bool) -> bool:
+            for s, e in read_spans(c.spans, stream.starts, title_end):
+                span = doc.char_span(stream.starts[s], stream.ends[e - 1], alignment_mode="expand")
+                if span is None or not incomplete(span, known):
+                    return False
+            return True
+
+    else:
+        model = load_fragment_model() if FRAGMENT_MODEL_ENABLED else None
+        if model is None:
+            return
+
+        def cut_out(c: Candidate, known: bool) -> bool:
+            return model.is_fragment(stream, c.spans, known, title_end)
+
     kept = 0
     for c in sorted(head, key=lambda c: (-c.score, c.first, c.key)):
         if kept >= FRAGMENT_CHECKS:
@@ -855,27 +877,9 @@ def _demote_guessed_fragments(analysis: Analysis, head: list[Candidate], backgro
         kept += 1
         if c.defined or c.introduced or c.named or c.score >= FRAGMENT_SURE:
             continue
-        known = c.source == "vocabulary" or background.keywords.get(c.key, 0) >= 2
-        if model.is_fragment(stream, c.spans, known, analysis.title_end):
+        if cut_out(c, is_known_term(c, background)):
             c.score = round(c.score * FRAGMENT_FACTOR, 4)
             kept -= 1  # it leaves the top: the next one takes its place
-
-
-def _cut_out(c: Candidate, analysis: Analysis, parse: Doc, background: Background) -> bool:
-    """Whether no occurrence of ``c`` in the abstract (the title when the abstract has none) is
-    a complete noun phrase in spaCy's parse (:func:`extractors.concepts.completeness.incomplete`).
-
-    Why only in accurate mode: the parse is what tells "benchmarking large *language*
-    [models]" from "language" heading its own phrase; fast mode's word classes cannot.
-    """
-    stream = analysis.stream
-    known = c.source == "vocabulary" or background.keywords.get(c.key, 0) >= 2
-    body = [(s, e) for s, e in c.spans if stream.starts[s] >= analysis.title_end] or c.spans
-    for s, e in body:
-        span = parse.char_span(stream.starts[s], stream.ends[e - 1], alignment_mode="expand")
-        if span is None or not incomplete(span, known):
-            return False
-    return True
 
 
 def _has_narrower_wording(c: Candidate, candidates: list[Candidate]) -> bool:
@@ -1427,16 +1431,14 @@ def is_filler(key: tuple[str, ...], background: Background) -> bool:
 QUANTIFIERS = frozenset("several many multiple various few numerous each all some any every".split())
 GENERIC_FACTOR = 0.35  # a generic concept stays a MENTIONS but leaves the top of the list
 SPECIFIC_FACTOR = 0.1  # and further down when the paper has its narrower wording (_rerank)
-# Accurate mode: a phrase no occurrence of which the parser reads as a complete noun phrase
-# leaves the top of the list unless the ranker is sure of it (score >= FRAGMENT_SURE: authors
-# do list "in-context learning", which the tagger starts with a preposition).
+# A phrase cut out of a longer one leaves the top of the list (_demote_fragments) unless the
+# ranker is sure of it, checked best first until FRAGMENT_CHECKS are kept.
 FRAGMENT_FACTOR = 0.1
 FRAGMENT_SURE = 2.0
-# Fast mode: the fragment model (extractors/data/fragment_model.json) reads the phrases that
-# would make the top 10 instead (until this many are kept; scripts/train_fragment_model.py turns
-# it off to collect the candidates it is trained on).
-FRAGMENT_MODEL_ENABLED = True
 FRAGMENT_CHECKS = 10
+# Fast mode's fragment model (extractors/data/fragment_model.json);
+# scripts/train_fragment_model.py turns it off to collect the candidates it is trained on.
+FRAGMENT_MODEL_ENABLED = True
 # A lone word is a keyphrase only if NeurIPS 2023 authors chose it this often.
 SINGLE_MIN_KEYWORD = 2
 # Verbs the word-class lexicon reads as nouns; a phrase never ends on them ("agents lack").

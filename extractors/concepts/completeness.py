@@ -10,6 +10,8 @@ chunker (:mod:`extractors.concepts.candidates`) approximates the rule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from spacy.tokens import Span
 
 BAD_START = frozenset({"VERB", "AUX", "ADV", "ADP", "PART", "SCONJ", "CCONJ", "DET", "PRON"})
@@ -47,3 +49,18 @@ def incomplete(span: Span, known: bool) -> bool:
         if prev.dep_ in MODIFIER_DEPS and span.start <= prev.head.i < span.end - 1:
             return True
     return False
+
+
+def read_spans(
+    spans: Sequence[tuple[int, int]], starts: Sequence[int], title_end: int
+) -> Sequence[tuple[int, int]]:
+    """The occurrences the rule reads: those in the abstract (token spans whose first character
+    is at or after ``title_end``), all of them when the abstract has none. Why: the tagger reads
+    a Title Case title as proper nouns.
+
+    >>> read_spans([(0, 2), (9, 11)], [0, 5, 9, 14, 20, 26, 30, 35, 40, 45, 50, 55], 20)
+    [(9, 11)]
+    >>> read_spans([(0, 2)], [0, 5, 9], 20)
+    [(0, 2)]
+    """
+    return [s for s in spans if starts[s[0]] >= title_end] or spans

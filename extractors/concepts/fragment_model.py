@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from extractors.concepts.completeness import read_spans
 from extractors.concepts.tokens import TokenStream
 from kg.errors import ExtractionError
 
@@ -92,13 +93,11 @@ class FragmentModel:
         self, stream: TokenStream, spans: Sequence[tuple[int, int]], known: bool, title_end: int
     ) -> float:
         """P(no occurrence is a complete noun phrase), as the least of the occurrences' own:
-        one complete occurrence is enough. Abstract occurrences only, when there are any (the
-        accurate rule's choice: the title's Title Case misleads the tagger)."""
-        starts = stream.starts
-        body = [s for s in spans if starts[s[0]] >= title_end] or spans
+        one complete occurrence is enough; the occurrences the accurate rule reads
+        (:func:`~extractors.concepts.completeness.read_spans`)."""
         weights = self.weights
         least = 1.0
-        for start, end in body:
+        for start, end in read_spans(spans, stream.starts, title_end):
             z = self.bias
             for name in features(stream, start, end, known, title_end):
                 z += weights.get(name, 0.0)

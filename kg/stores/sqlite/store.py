@@ -64,7 +64,7 @@ def legacy_pickle_notice(data_dir: Path) -> str | None:
     return None
 
 
-def _is_busy(error: sqlite3.OperationalError) -> bool:
+def _is_busy(error: sqlite3.Error) -> bool:
     text = str(error)
     return "locked" in text or "busy" in text
 
@@ -98,7 +98,7 @@ def _describe(error: sqlite3.Error, path: str) -> str:
         return f"{path} is not a readable paperkg store ({text}); move it away and ingest again"
     if "disk is full" in text or "disk I/O" in text:
         return f"cannot write {path}: {text} (free some space and ingest again; committed batches are kept)"
-    if "locked" in text or "busy" in text:
+    if _is_busy(error):
         return f"{path} stayed locked by another writer for {BUSY_TIMEOUT_S:.0f} s ({text})"
     if "readonly" in text or "unable to open" in text:
         return f"cannot open {path} for writing: {text}"
