@@ -366,7 +366,11 @@ def create_app(
         app.state.store = store
         app.state.service = _service(store)
 
-    graphql = GraphQLJSONRouter(build_schema(cfg), context_getter=get_context, graphql_ide="graphiql")
+    # No WebSocket protocols: the schema has no subscriptions, and a socket would be one more
+    # way into execution for the gate to cover (the schema's own check still would).
+    graphql = GraphQLJSONRouter(
+        build_schema(cfg), context_getter=get_context, graphql_ide="graphiql", subscription_protocols=()
+    )
     app.include_router(graphql, prefix="/graphql")
 
     @app.get("/healthz", summary="Liveness and store reachability")
@@ -385,10 +389,11 @@ def create_app(
         service: ReadService = app.state.service
         return await run_in(HEALTH, service.version)
 
-    # Added innermost first: CORS wraps the timeout, which wraps the response cache, which
-    # wraps the gate that refuses hostile requests before any parsing they could make expensive.
-    app.add_middleware(RequestGuardMiddleware)
+    # Added innermost first: CORS wraps the timeout, which wraps the gate that refuses hostile
+    # requests before any parsing they could make expensive (and before the response cache
+    # reads a body: the gate stops reading at its size limit), which wraps the response cache.
     app.add_middleware(ResponseCacheMiddleware, version=version, max_entries=cache_size)
+    app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(RequestTimeoutMiddleware, timeout_s=cfg.request_timeout_s)
     if cfg.cors_origins:
         app.add_middleware(

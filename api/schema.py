@@ -27,12 +27,14 @@ from strawberry.extensions import (
     AddValidationRules,
     MaskErrors,
     MaxAliasesLimiter,
+    MaxTokensLimiter,
     ParserCache,
     QueryDepthLimiter,
     ValidationCache,
 )
 from strawberry.types import ExecutionContext
 
+from api.guard import MAX_TOKENS, document_refusal
 from api.types import (
     APIError,
     Author,
@@ -297,7 +299,15 @@ class Query:
 
 # -- errors --------------------------------------------------------------------------------------
 
-EXPECTED_CODES = frozenset({"BAD_USER_INPUT", "GRAPHQL_VALIDATION_FAILED", "GRAPHQL_PARSE_FAILED"})
+EXPECTED_CODES = frozenset(
+    {
+        "BAD_USER_INPUT",
+        "GRAPHQL_VALIDATION_FAILED",
+        "GRAPHQL_PARSE_FAILED",
+        "QUERY_TOO_COMPLEX",
+        "BAD_REQUEST",
+    }
+)
 
 
 def classify(error: GraphQLError) -> tuple[str, str, dict[str, Any]]:
@@ -377,6 +387,28 @@ class PaperKGSchema(strawberry.Schema):
                 super().process_errors([error], execution_context)
 
 
+class GatedValidationCache(ValidationCache):
+    """:class:`~strawberry.extensions.ValidationCache` that first applies the request gate's
+    document bounds (:func:`api.guard.document_refusal`) and skips validation when they refuse.
+
+    Why here as well as in the HTTP gate: validation is where an exponential document costs
+    minutes (overlapping-fields checks walk the expansion), and every way into execution (HTTP,
+    ``kg query``, any route added later) runs it, so a document refused here is refused on
+    every path, and validation never sees it.
+    """
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        document = context.graphql_document
+        refusal = document_refusal(document, context.operation_name) if document is not None else None
+        if refusal is None:
+            yield from super().on_validate()
+            return
+        error = APIError(str(refusal), refusal.code)
+        context.pre_execution_errors = [GraphQLError(str(refusal), original_error=error)]
+        yield
+
+
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     """The schema with its protective extensions configured from ``settings``.
 
@@ -399,8 +431,10 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         # never share an extension's execution context. Rules go in before ValidationCache runs.
         extensions=[
             partial(AddValidationRules, rules),
+            # The gate's token bound, applied by graphql-core's parser on every path.
+            partial(MaxTokensLimiter, max_token_count=MAX_TOKENS),
             partial(LenientParserCache, maxsize=DOCUMENT_CACHE_SIZE),
-            partial(ValidationCache, maxsize=DOCUMENT_CACHE_SIZE),
+            partial(GatedValidationCache, maxsize=DOCUMENT_CACHE_SIZE),
             ErrorPolicy,
         ],
     )
