@@ -38,6 +38,10 @@ def iter_input_files(paths: list[Path]) -> Iterator[Path | ReadProblem]:
     a non-regular file named directly is refused by :func:`read_file`.
     """
     for path in paths:
+        shown = printable_name(path)
+        if shown is not None:
+            yield ReadProblem(shown, None, NOT_UTF8_NAME)
+            continue
         try:
             exists, is_dir = path.exists(), path.is_dir()
         except OSError as e:
@@ -58,11 +62,31 @@ def iter_input_files(paths: list[Path]) -> Iterator[Path | ReadProblem]:
                     continue
                 if child.suffix.lower() in LISTING_SUFFIXES:
                     found = True
-                    yield child
+                    shown = printable_name(child)
+                    yield child if shown is None else ReadProblem(shown, None, NOT_UTF8_NAME)
             if not found:
                 yield ReadProblem(str(path), None, "folder holds no listing files")
         else:
             yield path
+
+
+NOT_UTF8_NAME = "file name is not valid UTF-8, not read (rename it, e.g. with convmv)"
+
+
+def printable_name(path: Path) -> str | None:
+    """``None`` for a path that is valid UTF-8, else its name with the undecodable bytes shown
+    as ``\\xNN``. Why: Python carries such bytes as lone surrogates, which neither a terminal
+    nor the store's UTF-8 encoder accepts, so one such name aborted the whole ingest.
+
+    >>> printable_name(Path("ok.json")), printable_name(Path("caf\\udce9.json"))
+    (None, 'caf\\\\xe9.json')
+    """
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", errors="backslashreplace")
+    return None
 
 
 def detect_format(text: str, suffix: str = "") -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -33,7 +34,15 @@ from kg.readers.paperlists import (
     venue_from_site,
 )
 from kg.readers.problems import ReadProblem
-from kg.readers.values import Checked, check_author, check_name, check_text, check_year, is_junk
+from kg.readers.values import (
+    Checked,
+    check_author,
+    check_name,
+    check_text,
+    check_year,
+    is_junk,
+    without_lone_surrogates,
+)
 from kg.topics import topic_path
 
 __all__ = ["FIELD_NAMES", "RECORD_LIST_KEYS", "read_csv", "read_json", "read_jsonl", "record_to_paper"]
@@ -268,9 +277,21 @@ def _label(value: object, rec: _Record, what: str) -> str | None:
     return None if text is None or is_junk(text) else text
 
 
-def _items(found: Iterator[tuple[bool, Any, int, str]], file: str) -> Iterator[Item]:
+# A JSON escape of a UTF-16 surrogate (paired ones decode to one character; lone ones do not).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _items(found: Iterator[tuple[bool, Any, int, str]], file: str, text: str) -> Iterator[Item]:
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None  # else no walk over every record
     for ok, value, line, label in found:
         if ok:
+            if surrogates:
+                value, removed = without_lone_surrogates(value)
+                if removed:
+                    reason = (
+                        f"{label}removed {removed} lone surrogate escape(s) (\\ud800-\\udfff: no character)"
+                    )
+                    yield ReadProblem(file, line, reason, "repaired")
             yield from record_to_paper(value, file, line, label)
         else:
             yield ReadProblem(file, line, str(value))
@@ -278,12 +299,12 @@ def _items(found: Iterator[tuple[bool, Any, int, str]], file: str) -> Iterator[I
 
 def read_jsonl(text: str, file: str) -> Iterator[Item]:
     """One JSON object per ``\\n``-separated line; a malformed line is a problem, not the end."""
-    yield from _items(iter_jsonl(text), file)
+    yield from _items(iter_jsonl(text), file, text)
 
 
 def read_json(text: str, file: str) -> Iterator[Item]:
     """A JSON array, a wrapper object holding one (``{"papers": [...]}``), or one record."""
-    yield from _items(iter_json(text), file)
+    yield from _items(iter_json(text), file, text)
 
 
 def read_csv(text: str, file: str) -> Iterator[Item]:

@@ -24,6 +24,7 @@ import datetime
 import html
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from kg.readers.limits import MAX_NAME_CHARS, over
 
@@ -104,6 +105,8 @@ def check_name(value: object, what: str, limit: int = MAX_NAME_CHARS) -> Checked
         return Checked(None, over(what, len(text), limit))
     if is_junk(text) or not any(c.isalpha() for c in text):
         return Checked(None, f"{what} {_show(text)} is not a name (no letters, or a placeholder)")
+    if "\ufffd" in text:  # bytes no decoding could read: a name with holes would match no one
+        return Checked(None, f"{what} {_show(text)} has undecodable bytes (U+FFFD), not stored")
     return Checked(text, None, f"{what} {_show(text)}: {repaired}" if repaired else None)
 
 
@@ -205,3 +208,34 @@ def _type(value: object) -> str:
 def _show(value: object) -> str:
     text = str(value)
     return repr(text[:40] + "…" if len(text) > 40 else text)
+
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def without_lone_surrogates(value: Any) -> tuple[Any, int]:
+    r"""``value`` (decoded JSON) with lone UTF-16 surrogates removed from every string and key,
+    and how many there were.
+
+    Why: ``"\ud800"`` is valid JSON but no character; Python keeps it in a ``str`` that no
+    UTF-8 encoder accepts, so one such escape made storing the batch fail. Removed, the rest of
+    the value (``"Ivy \ud800 Qi"`` is Ivy Qi) is kept and the record reports a repair.
+
+    >>> without_lone_surrogates({"authors": ["Ivy \ud800 Qi"], "k\udc00": 1})
+    ({'authors': ['Ivy  Qi'], 'k': 1}, 2)
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.subn("", value)
+    if isinstance(value, list):
+        items = [without_lone_surrogates(v) for v in value]
+        return [v for v, _ in items], sum(n for _, n in items)
+    if isinstance(value, dict):
+        total = 0
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            key, n_key = without_lone_surrogates(k)
+            clean, n_value = without_lone_surrogates(v)
+            out[key] = clean
+            total += n_key + n_value
+        return out, total
+    return value, 0
