@@ -124,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_store_flags(p)
 
+    p = sub.add_parser("check", help="check the embedded store file in full (exit 2 when damaged)")
+    _add_store_flags(p)
+
     p = sub.add_parser("eval-concepts", help="score concept extraction against author keywords")
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p.add_argument("--limit", type=int, default=None, help="first N papers by id")
@@ -235,6 +238,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     _legacy_notice(settings)
+    if settings.backend != "neo4j":
+        from kg.stores.sqlite.check import refuse_damaged
+
+        refuse_damaged(settings.data_dir)
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1 (got {args.workers})")
     _err(f"GraphQL (GraphiQL in a browser) at http://{args.host}:{args.port}/graphql")
@@ -274,6 +281,20 @@ def cmd_eval_concepts(args: argparse.Namespace) -> int:
     return run_eval_concepts(args.file, limit=args.limit, mode=args.mode, yake=not args.no_yake)
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from kg.stores.sqlite.check import full_check
+
+    settings = _settings(args)
+    if settings.backend == "neo4j":
+        raise ConfigError(
+            "kg check checks the embedded store; Neo4j has its own (neo4j-admin database check)"
+        )
+    lines, ok = full_check(settings.data_dir)
+    for line in lines:
+        _out(line)
+    return 0 if ok else 2
+
+
 COMMANDS = {
     "ingest": cmd_ingest,
     "stats": cmd_stats,
@@ -281,6 +302,7 @@ COMMANDS = {
     "query": cmd_query,
     "serve": cmd_serve,
     "eval-concepts": cmd_eval_concepts,
+    "check": cmd_check,
 }
 
 

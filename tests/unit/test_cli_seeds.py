@@ -95,5 +95,9 @@ def test_missing_spacy_vocabulary_or_store_errors_are_one_line(
     (bad / "graph.sqlite").write_bytes(b"garbage" * 1000)
     code = main(["stats", "--data-dir", str(bad)])
     err = capsys.readouterr().err
-    assert code == 2 and "is not a readable paperkg store" in err and "Traceback" not in err
+    assert (
+        code == 2
+        and "is damaged: the file does not start with the SQLite header" in err
+        and "Traceback" not in err
+    )
     assert len(err.strip().splitlines()) == 1

@@ -77,7 +77,7 @@ def test_a_failed_batch_leaves_nothing_behind(tmp_path: Path, seed_records: list
 
 def test_corrupt_store_file_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / DB_FILE).write_bytes(b"not a database" * 100)
-    with pytest.raises(GraphStoreError, match="is not a readable paperkg store"):
+    with pytest.raises(GraphStoreError, match="is damaged: the file does not start with the SQLite header"):
         SQLiteStore(tmp_path)
 
 

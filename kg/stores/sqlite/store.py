@@ -14,6 +14,7 @@ merge rules of :mod:`kg.merge`, the derived-pair rules of :mod:`kg.derived`) and
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import sqlite3
 import threading
@@ -30,7 +31,7 @@ from kg.errors import GraphStoreError
 from kg.merge import merge_properties
 from kg.models import PaperRecord, Properties, UpsertSummary
 from kg.provisional import without_phrase
-from kg.stores.sqlite import keyphrases, schema
+from kg.stores.sqlite import check, keyphrases, schema
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
 DB_FILE = "graph.sqlite"
@@ -62,6 +63,14 @@ def legacy_pickle_notice(data_dir: Path) -> str | None:
             "when loaded); re-ingest your listings into the SQLite store, then delete that file"
         )
     return None
+
+
+def _read_only(db: Path) -> bool:
+    """Whether this process cannot write the store: the file exists and is not writable, or
+    it does not and its folder exists and is not writable (a missing folder is created)."""
+    if db.exists():
+        return not os.access(db, os.W_OK) or not os.access(db.parent, os.W_OK)
+    return db.parent.exists() and not os.access(db.parent, os.W_OK)
 
 
 def _is_busy(error: sqlite3.Error) -> bool:
@@ -123,12 +132,23 @@ class SQLiteStore(SQLiteReads):
     def __init__(self, data_dir: Path | None) -> None:
         self._lock = threading.RLock()
         self.path = ":memory:" if data_dir is None else str(data_dir / DB_FILE)
+        # A data dir this process cannot write (a read-only mount, another user's files) is
+        # served read-only: reads work, writes are refused with one clear line.
+        self.read_only = data_dir is not None and _read_only(data_dir / DB_FILE)
+        self._ro_uri = f"file:{self.path}?mode=ro"
+        if data_dir is not None:
+            found = check.problems(data_dir / DB_FILE)
+            if found:
+                raise check.StoreDamaged(check.damaged_message(data_dir / DB_FILE, found))
         try:
-            if data_dir is not None:
+            if data_dir is not None and not self.read_only:
                 data_dir.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
+            if self.read_only:
+                conn = self._connect_read_only()
+            else:
+                conn = sqlite3.connect(
+                    self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                )
         except (OSError, sqlite3.Error) as e:
             raise GraphStoreError(f"cannot open the store at {self.path}: {e}") from e
         self._conn = conn
@@ -143,8 +163,32 @@ class SQLiteStore(SQLiteReads):
 
     _known: _Known
 
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A read-only connection; in a folder where SQLite cannot create the WAL's shared-memory
+        file, one that reads the file as immutable (nobody can write there either)."""
+        try:
+            conn = sqlite3.connect(
+                self._ro_uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            self._ro_uri = f"file:{self.path}?immutable=1"
+            return sqlite3.connect(
+                self._ro_uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+
     def _setup(self) -> None:
         c = self._conn
+        if self.read_only:
+            row = self._format(c)
+            if row is None:
+                raise GraphStoreError(f"{self.path} is read-only and holds no paperkg store")
+            if int(row[0]) != schema.FORMAT:
+                raise GraphStoreError(
+                    f"{self.path} has store format {row[0]}, this paperkg reads format {schema.FORMAT}"
+                )
+            return
         c.execute("PRAGMA journal_mode = WAL")
         c.execute("PRAGMA synchronous = NORMAL")
         c.execute("PRAGMA cache_size = -65536")
@@ -210,7 +254,7 @@ class SQLiteStore(SQLiteReads):
                 return _Locked(self._conn, self._lock)  # type: ignore[return-value]
             try:
                 conn = sqlite3.connect(
-                    f"file:{self.path}?mode=ro",
+                    self._ro_uri,
                     uri=True,
                     timeout=BUSY_TIMEOUT_S,
                     isolation_level=None,
@@ -229,6 +273,12 @@ class SQLiteStore(SQLiteReads):
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work`` in one write transaction, taken with the write lock up front (``BEGIN
         IMMEDIATE``) and run again while another writer holds it (:func:`retry_busy`)."""
+
+        if self.read_only:
+            raise GraphStoreError(
+                f"{self.path} is read-only (the data dir or file is not writable): writes are refused; "
+                "reads still work"
+            )
 
         def transaction() -> T:
             c = self._conn
