@@ -11,7 +11,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kg.errors import ConfigError
 
-# The password docker-compose.yml uses; fine on a laptop, refused when KG_ENV=production.
+# The password scripts/neo4j/start gives a local development server; refused when KG_ENV=production
+# (docker-compose.yml sets that, and takes the password from a .env file the user writes).
 DEV_NEO4J_PASSWORD = "paperkg-dev-password"
 # The driver's Bolt schemes; http(s):// is Neo4j's HTTP API, which the driver does not speak.
 NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})

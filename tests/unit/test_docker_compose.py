@@ -84,7 +84,7 @@ def test_compose_enables_the_browser_settings_of_the_start_script() -> None:
         else:
             assert compose_settings[key] == value
     published = _compose()["services"]["neo4j"]["ports"][0]
-    assert published == "${KG_NEO4J_HTTP_PORT:-7474}:7474"
+    assert published == "${KG_BIND_ADDRESS:-127.0.0.1}:${KG_NEO4J_HTTP_PORT:-7474}:7474"
 
 
 def _copies(dockerfile: Path) -> list[str]:
@@ -130,3 +130,67 @@ def test_seed_script_uses_files_the_image_has() -> None:
 def test_seed_script_is_valid_bash() -> None:
     result = subprocess.run(["bash", "-n", str(ROOT / "docker" / "seed")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+# -- safe deployment defaults (issue 27) --------------------------------------------------------
+
+
+def test_no_password_ships_and_a_missing_one_stops_compose() -> None:
+    text = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
+    assert "paperkg-dev-password" not in text
+    uses = re.findall(r"\$\{KG_NEO4J_PASSWORD([^}]*)\}", text)
+    assert uses, "the compose file takes the password from KG_NEO4J_PASSWORD"
+    # ${VAR:?message}: compose refuses to start when the variable is unset or empty
+    assert all(u.startswith(":?") and ".env" in u for u in uses), uses
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    assert re.search(r"^KG_NEO4J_PASSWORD=$", example, flags=re.M), "the example holds no password"
+    assert ".env" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+    assert ".env" in (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
+    for name in ("seed", "api"):
+        assert _compose()["services"][name]["environment"]["KG_ENV"] == "production"
+
+
+def test_every_port_is_published_on_localhost_by_default() -> None:
+    for name, service in _compose()["services"].items():
+        for port in service.get("ports", []):
+            assert port.startswith("${KG_BIND_ADDRESS:-127.0.0.1}:"), (name, port)
+
+
+def _apoc_calls() -> set[str]:
+    """Every APOC function or procedure the repository calls (Cypher files and Python)."""
+    names: set[str] = set()
+    for pattern in ("**/*.cypher", "**/*.py"):
+        for path in ROOT.glob(pattern):
+            if (
+                any(part in (".venv", "node_modules", ".neo4j") for part in path.parts)
+                or path.name == Path(__file__).name
+            ):
+                continue
+            names |= set(re.findall(r"\b(apoc(?:\.\w+)+)\s*\(", path.read_text(encoding="utf-8")))
+    return names
+
+
+def test_apoc_is_restricted_to_what_the_project_calls() -> None:
+    env = _compose()["services"]["neo4j"]["environment"]
+    assert not any("unrestricted" in key for key in env), "no APOC procedure needs unrestricted access"
+    allowed = env["NEO4J_dbms_security_procedures_allowlist"].split(",")
+    calls = _apoc_calls()
+    assert calls, "the Browser queries call APOC"
+    for call in calls:
+        assert any(fnmatch.fnmatchcase(call, entry) for entry in allowed), f"{call} is not allowed"
+    for entry in allowed:
+        assert any(fnmatch.fnmatchcase(call, entry) for call in calls), f"{entry} allows what nothing calls"
+
+
+def test_readme_says_how_to_deploy_safely() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = " ".join(readme[readme.index("### Docker") : readme.index("### Exports")].split())
+    for needed in (
+        ".env.example",
+        "KG_NEO4J_PASSWORD",
+        "127.0.0.1",
+        "KG_BIND_ADDRESS",
+        "reverse proxy",
+        "APOC",
+    ):
+        assert needed in section, needed
