@@ -55,6 +55,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         ("batch_size", "batch_size"),
         ("jobs", "jobs"),
         ("mode", "concept_mode"),
+        ("max_files", "max_files"),
+        ("max_records_per_file", "max_records_per_file"),
     ):
         value = getattr(args, flag, None)
         if value is not None:
@@ -90,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", type=int, help="extraction processes (KG_JOBS; default 0 = one per core, 1 = no workers)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--max-files", type=int, help="files read per run, 0 = no limit (KG_MAX_FILES, 5000)")
+    p.add_argument(
+        "--max-records-per-file",
+        type=int,
+        help="records read per file, 0 = no limit (KG_MAX_RECORDS_PER_FILE, 100000)",
+    )
     p.add_argument(
         "--bulk",
         action="store_true",
@@ -165,6 +173,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             jobs=jobs,
             progress=progress,
             write_size=write_size(settings),
+            max_files=settings.max_files,
+            max_records_per_file=settings.max_records_per_file,
         )
     finally:
         store.close()

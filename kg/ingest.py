@@ -102,6 +102,8 @@ def ingest(
     progress: Progress | None = None,
     on_batch: Callable[[int], None] | None = None,
     write_size: int | None = None,
+    max_files: int = 0,
+    max_records_per_file: int = 0,
 ) -> IngestReport:
     """Ingest files and folders; a bad file or record is reported and skipped, never fatal.
 
@@ -112,12 +114,25 @@ def ingest(
     after each write. Batch boundaries do not change the graph (the store contract), so
     neither does ``write_size``; it trades the papers an interrupted ingest must redo, and how
     long other writers wait for the lock, against the cost per paper of a transaction.
+    ``max_files`` and ``max_records_per_file`` (0: no limit) bound what one run reads: past
+    them the first files / records are read and one ``skipped`` line says what was left.
     """
     report = IngestReport()
     t0 = time.perf_counter()
     inputs = list(iter_input_files(list(paths)))
     files = [p for p in inputs if isinstance(p, Path)]
     report.problems.extend(p for p in inputs if isinstance(p, ReadProblem))
+    if max_files and len(files) > max_files:
+        left = files[max_files:]
+        report.problems.append(
+            ReadProblem(
+                str(left[0]),
+                None,
+                f"{len(files):,} files to read, over the limit of {max_files:,} per run: the first "
+                f"{max_files:,} read, {len(left):,} not (from this one on); raise it with --max-files",
+            )
+        )
+        files = files[:max_files]
     pending: list[RawPaper] = []
     current: dict[str, str | int] = {"file": "", "index": 0}
     extractor = Extractor(pipeline, jobs)
@@ -144,7 +159,7 @@ def ingest(
         try:
             for i, path in enumerate(files, start=1):
                 current["file"], current["index"] = str(path), i - 1
-                result = read_file(path)
+                result = read_file(path, max_records=max_records_per_file)
                 report.authors.add(result.papers)
                 report.files += 1
                 report.read += len(result.papers)

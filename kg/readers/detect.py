@@ -56,18 +56,44 @@ def iter_input_files(paths: list[Path]) -> Iterator[Path | ReadProblem]:
             except OSError as e:
                 yield ReadProblem(str(path), None, f"cannot list folder: {e.strerror or e}")
                 continue
+            root = path.resolve()
             for child in children:
                 rel = child.relative_to(path)
                 if any(part.startswith(".") for part in rel.parts) or not child.is_file():
                     continue
                 if child.suffix.lower() in LISTING_SUFFIXES:
                     found = True
+                    outside = _outside(child, root)
+                    if outside is not None:
+                        yield outside
+                        continue
                     shown = printable_name(child)
                     yield child if shown is None else ReadProblem(shown, None, NOT_UTF8_NAME)
             if not found:
                 yield ReadProblem(str(path), None, "folder holds no listing files")
         else:
             yield path
+
+
+def _outside(child: Path, root: Path) -> ReadProblem | None:
+    """A problem when ``child`` (found under the folder ``root``) is, or lies under, a symbolic
+    link leading outside ``root``; ``None`` when it is really inside.
+
+    Why: a listing folder is data someone handed over; a link in it to ``/etc/passwd`` or
+    ``/proc/self/environ`` made ``kg ingest`` read and parse that file. A path named on the
+    command line is read wherever it leads: the user chose it.
+    """
+    try:
+        real = child.resolve()
+    except (OSError, RuntimeError) as e:  # a link loop
+        return ReadProblem(printable_name(child) or str(child), None, f"cannot resolve symbolic link: {e}")
+    if real.is_relative_to(root):
+        return None
+    shown = printable_name(child) or str(child)
+    target = printable_name(real) or str(real)
+    return ReadProblem(
+        shown, None, f"symbolic link to {target}, outside the folder given: not read (name it to read it)"
+    )
 
 
 NOT_UTF8_NAME = "file name is not valid UTF-8, not read (rename it, e.g. with convmv)"
@@ -132,7 +158,7 @@ def _read_bytes(path: Path, name: str) -> bytes | ReadProblem:
         return ReadProblem(name, None, f"cannot read file: {e.strerror or e}")
 
 
-def read_file(path: Path) -> ReadResult:
+def read_file(path: Path, max_records: int = 0) -> ReadResult:
     """Read one file; never raises: every problem is reported with its file and line.
 
     Any unexpected exception inside a reader becomes this file's problem (with the papers read
@@ -141,7 +167,7 @@ def read_file(path: Path) -> ReadResult:
     name = str(path)
     result = ReadResult(file=name, format="unknown")
     try:
-        _read_into(path, result)
+        _read_into(path, result, max_records)
     except Exception as e:  # the last line of defence: a bug must cost one file, not the ingest
         result.problems.append(ReadProblem(name, None, f"reader failed: {type(e).__name__}: {e}"))
     except RecursionError as e:  # pragma: no cover - RecursionError is an Exception; kept explicit
@@ -156,7 +182,7 @@ def read_file(path: Path) -> ReadResult:
     return result
 
 
-def _read_into(path: Path, result: ReadResult) -> None:
+def _read_into(path: Path, result: ReadResult, max_records: int = 0) -> None:
     name = result.file
     data = _read_bytes(path, name)
     if isinstance(data, ReadProblem):
@@ -181,6 +207,17 @@ def _read_into(path: Path, result: ReadResult) -> None:
     for item in reader(text, name):
         if isinstance(item, ReadProblem):
             result.problems.append(item)
+        elif max_records and len(result.papers) >= max_records:
+            line = f" (line {item.line:,} on)" if item.line else ""
+            result.problems.append(
+                ReadProblem(
+                    name,
+                    None,
+                    f"more than {max_records:,} records: the first {max_records:,} read, the rest{line} "
+                    "not; raise the limit with --max-records-per-file",
+                )
+            )
+            break
         else:
             result.papers.append(item)
     if result.format == "listing" and not result.papers:
