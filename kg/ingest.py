@@ -11,6 +11,7 @@ from typing import TextIO
 
 from kg.authors_report import AuthorIdentityStats
 from kg.collector import collector_relaxed
+from kg.conflicts import ConflictNotes
 from kg.extract_pool import Built, Extractor
 from kg.models import PaperRecord, RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
@@ -136,6 +137,7 @@ def ingest(
     pending: list[RawPaper] = []
     current: dict[str, str | int] = {"file": "", "index": 0}
     extractor = Extractor(pipeline, jobs)
+    conflicts = ConflictNotes()
     group: list[PaperRecord] = []  # extracted, not written yet
 
     def flush_group() -> None:
@@ -165,6 +167,7 @@ def ingest(
                 report.read += len(result.papers)
                 report.problems.extend(result.problems)
                 for paper in result.papers:
+                    report.problems.extend(conflicts.observe(paper))
                     pending.append(paper)
                     if len(pending) >= batch_size:
                         for built in extractor.submit(pending):

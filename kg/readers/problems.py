@@ -8,7 +8,9 @@ from typing import Literal
 # ``skipped``: a file, record or value was left out (``kg ingest`` exits 1).
 # ``repaired``: the record was kept after a documented fix, e.g. undecodable bytes replaced or
 # control characters stripped; reported so nothing changes silently, but not a skip.
-Severity = Literal["skipped", "repaired"]
+# ``note``: nothing was changed or left out, but the user should know (two records of one
+# paper that disagree on its title, year or venue: kg.conflicts).
+Severity = Literal["skipped", "repaired", "note"]
 
 
 @dataclass(frozen=True, slots=True)
