@@ -30,6 +30,7 @@ from api.guard import RequestGuardMiddleware, replaying
 from api.http_context import get_context
 from api.lanes import HEALTH, run_in
 from api.schema import build_schema
+from kg import deadline
 from kg.collector import collector_relaxed
 from kg.config import Settings, get_settings
 from kg.errors import KGError, StoreUnavailable
@@ -301,6 +302,7 @@ def create_app(
     response_cache_size: int | None = None,
     warm: bool | None = None,
     warm_first: bool = False,
+    stop_work_on_shutdown: bool = False,
 ) -> FastAPI:
     """The paperkg API.
 
@@ -313,6 +315,10 @@ def create_app(
             default: only when the app opens the store itself (``kg serve``).
         warm_first: build them before serving instead (the lifespan waits), so that no request
             meets cold caches; what each worker of ``kg serve --workers N`` does.
+        stop_work_on_shutdown: at shutdown, stop every queued and running store call of the
+            process (:func:`kg.deadline.stop_all`), so SIGTERM ends it in seconds under load;
+            what ``kg serve`` does (not the default: it is process-wide, and tests serve several
+            apps in one process).
 
     Returns:
         A FastAPI app serving ``/graphql`` and ``/healthz``.
@@ -346,10 +352,14 @@ def create_app(
         elif warm_up:
             warming = asyncio.create_task(_warm(app.state.service))
         # The server's own process (it opened the store): see SERVING_GEN0_THRESHOLD.
+        if stop_work_on_shutdown:
+            deadline.resume()
         with collector_relaxed(SERVING_GEN0_THRESHOLD) if owned else nullcontext():
             try:
                 yield
             finally:
+                if stop_work_on_shutdown:
+                    deadline.stop_all()
                 if warming is not None:
                     warming.cancel()
                 if owned:
@@ -414,7 +424,7 @@ def worker_app() -> FastAPI:
     every worker opens its own store (the embedded one loads the graph file; Neo4j gets its own
     driver) and warms its own caches before it accepts connections.
     """
-    return create_app(warm_first=True)
+    return create_app(warm_first=True, stop_work_on_shutdown=True)
 
 
 def _service(store: ReadStore) -> ReadService:

@@ -256,7 +256,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise ConfigError(f"--workers must be at least 1 (got {args.workers})")
     _err(f"GraphQL (GraphiQL in a browser) at http://{args.host}:{args.port}/graphql")
     if args.workers == 1:
-        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+        uvicorn.run(
+            create_app(settings, stop_work_on_shutdown=True),
+            host=args.host,
+            port=args.port,
+            log_level="info",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        )
         return 0
     # Worker processes start afresh (spawn) and read their settings from the environment.
     for flag, env in _SERVE_ENV:
@@ -270,9 +276,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         log_level="info",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
     return 0
 
+
+# Seconds ``kg serve`` lets requests in flight finish after SIGTERM before it cancels them and
+# stops the store work they started (api.app.create_app's stop_work_on_shutdown).
+SHUTDOWN_GRACE_S = 2
 
 # ``kg serve`` flags that worker processes receive as environment variables.
 _SERVE_ENV = (

@@ -9,6 +9,7 @@ variable carries the deadline, so it follows the request into worker threads.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +18,21 @@ from contextvars import ContextVar
 from kg.errors import GraphStoreError
 
 _DEADLINE: ContextVar[float | None] = ContextVar("kg_deadline", default=None)
+# Set when the server shuts down: every deadline counts as passed, so queued work never starts
+# and running SQLite statements stop at their next progress check (see :func:`stop_all`).
+_STOPPING = threading.Event()
+
+
+def stop_all() -> None:
+    """Make every deadline, in every thread, count as passed: what ``kg serve`` does when it
+    shuts down, so a SIGTERM under load ends the process in seconds instead of waiting for each
+    queued and running query (worker threads are joined at exit and cannot be killed)."""
+    _STOPPING.set()
+
+
+def resume() -> None:
+    """Undo :func:`stop_all` (a server started again in the same process)."""
+    _STOPPING.clear()
 
 
 class QueryTimeout(GraphStoreError):
@@ -25,6 +41,8 @@ class QueryTimeout(GraphStoreError):
 
 def expired() -> bool:
     """Whether the current deadline (if any) has passed."""
+    if _STOPPING.is_set():
+        return True
     d = _DEADLINE.get()
     return d is not None and time.monotonic() > d
 
