@@ -123,7 +123,9 @@ def test_listing_lines_without_abstract_are_reported(
     code, out = _ingest(tmp_path, capsys, f)
     assert code == 1 and "20 added" in out
     theory_line = text.count("\n") + 3  # last line of the listing, a blank line, then "Theory"
-    assert f"{f}:{theory_line}: line is not followed by an abstract: 'Theory'" in out
+    said = f"{f}:{theory_line}: 2 lines up to line {theory_line + 2} are not followed by an abstract"
+    said += ", from 'Theory'"
+    assert said in out and "put a blank line between papers" in out  # one line, saying what to do
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".json", ".txt", ".csv"])
