@@ -70,6 +70,8 @@ from kg.provisional import Plan, concept_ids, provisional_ids, without_phrase
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.notifications import DRIVER_CONFIG as NOTIFICATIONS
+from kg.stores.neo4j.notifications import quiet_notifications
 from kg.stores.neo4j.pair_keys import ensure_pair_keys
 from kg.stores.neo4j.read_index import same_value, update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
@@ -893,7 +895,10 @@ def open_neo4j_store(settings: Settings) -> Neo4jStore:
     password = settings.neo4j_password.get_secret_value()
     auth = (settings.neo4j_user, password) if password else None
     try:
-        driver = neo4j.GraphDatabase.driver(uri, auth=auth, max_transaction_retry_time=settings.neo4j_retry_s)
+        quiet_notifications()
+        driver = neo4j.GraphDatabase.driver(
+            uri, auth=auth, max_transaction_retry_time=settings.neo4j_retry_s, **NOTIFICATIONS
+        )
     except (ValueError, neo4j.exceptions.ConfigurationError) as e:
         raise ConfigError(f"invalid Neo4j URI {uri!r} (KG_NEO4J_URI): {_one_line(e)}") from e
     try:
