@@ -196,9 +196,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return bulk_ingest(args.paths, pipeline, settings, _out, jobs=settings.jobs or default_jobs())
     store = _open_store(settings, create=True)
     try:
+        progress = Progress(enabled=False if args.no_progress else None)
+        progress.note(f"loading the {settings.concept_mode} language model")
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
-        progress = Progress(enabled=False if args.no_progress else None)
         jobs = settings.jobs or default_jobs()
         report = ingest(
             args.paths,
