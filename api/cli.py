@@ -55,6 +55,7 @@ def _require_store(settings: Settings) -> None:
     if settings.backend != "sqlite":
         return  # a Neo4j server that cannot be reached says so itself (StoreUnavailable)
     from kg.stores.sqlite import DB_FILE
+    from kg.stores.sqlite.store import LEGACY_PICKLE
 
     folder = settings.data_dir
     hint = "check --data-dir / KG_DATA_DIR, or build a graph there with kg ingest"
@@ -62,7 +63,7 @@ def _require_store(settings: Settings) -> None:
         raise ConfigError(f"no graph store at {folder}: the folder does not exist ({hint})")
     if not folder.is_dir():
         raise ConfigError(f"no graph store at {folder}: it is a file, not a folder ({hint})")
-    if not (folder / DB_FILE).is_file():
+    if not (folder / DB_FILE).is_file() and not (folder / LEGACY_PICKLE).is_file():  # noticed apart
         raise ConfigError(f"no graph store in {folder}: it has no {DB_FILE} ({hint})")
 
 
