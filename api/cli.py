@@ -149,9 +149,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help='{"nodes": {...}, "relationships": {...}}')
     _add_store_flags(p)
 
-    p = sub.add_parser("export", help="write the whole graph")
+    p = sub.add_parser("export", help="write the whole graph, or one network for Gephi/VOSviewer")
     p.add_argument("--format", choices=["json", "graphml", "cypher", "gexf", "vosviewer"], default="json")
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    g = p.add_argument_group("gexf and vosviewer: one network, bounded")
+    g.add_argument("--network", choices=["coauthors", "concepts"], default="coauthors")
+    g.add_argument(
+        "--top", type=int, default=1000, help="items with the most shared papers (0 = all; default 1000)"
+    )
+    g.add_argument(
+        "--min-weight", type=int, default=1, help="fewest shared papers of a tie written (default 1)"
+    )
     _add_store_flags(p)
 
     p = sub.add_parser("query", help="run a GraphQL query in-process and print the JSON response")
@@ -239,29 +247,46 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from kg.export import to_cypher, to_gexf, to_graphml, to_json, to_vosviewer
-
+    """Write as the store is read, into ``FILE.part`` renamed to ``FILE`` once complete (a failed
+    or interrupted export never leaves a truncated file under the name asked for)."""
+    if args.top < 0 or args.min_weight < 1:
+        raise ConfigError("--top must be 0 (all) or more and --min-weight 1 or more")
     if args.output:
         _check_output(args.output)
     store = _open_store(_settings(args))
     try:
-        graph = store.export()
+        if args.output is None:
+            said = _export_to(store, args, sys.stdout)
+        else:
+            part = args.output.with_name(args.output.name + ".part")
+            try:
+                with part.open("w", encoding="utf-8") as out:
+                    said = _export_to(store, args, out)
+                part.replace(args.output)
+            finally:
+                part.unlink(missing_ok=True)
     finally:
         store.close()
-    writers = {
-        "json": to_json,
-        "graphml": to_graphml,
-        "cypher": to_cypher,
-        "gexf": to_gexf,
-        "vosviewer": to_vosviewer,
-    }
-    text = writers[args.format](graph)
-    if args.output:
-        args.output.write_text(text, encoding="utf-8")
-        _err(f"wrote {len(graph.nodes)} nodes and {len(graph.relationships)} relationships to {args.output}")
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    _err(f"wrote {said}" + (f" to {args.output}" if args.output else ""))
     return 0
+
+
+def _export_to(store: ReadStore, args: argparse.Namespace, out: Any) -> str:
+    """Write one export to ``out``; what was written (and left out), for the closing line."""
+    from kg.export import write_cypher, write_graphml, write_json
+    from kg.export_network import read_network, write_gexf, write_vosviewer
+
+    if args.format in ("gexf", "vosviewer"):
+        network = read_network(store, args.network, top=args.top, min_weight=args.min_weight)
+        (write_gexf if args.format == "gexf" else write_vosviewer)(network, out)
+        return f"{len(network.items)} items and {len(network.links)} links: {network.left_out()}"
+    if args.format == "graphml":
+        done = write_graphml(store.iter_nodes, store.iter_relationships, out)
+    else:
+        done = (write_json if args.format == "json" else write_cypher)(
+            store.iter_nodes(), store.iter_relationships(), out
+        )
+    return f"{done.nodes} nodes and {done.relationships} relationships"
 
 
 def cmd_query(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ Hidden state never shows: internal properties (lookup keys, sort keys) are strip
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
@@ -186,6 +186,15 @@ class GraphStore(Protocol):
 
     def export(self) -> Graph:
         """The whole graph, nodes sorted by id and relationships by (type, start, end)."""
+        ...
+
+    def iter_nodes(self) -> Iterator[Node]:
+        """Every node in :meth:`export`'s order, read as it is consumed: ``kg export`` writes a
+        graph of any size in memory that does not grow with it."""
+        ...
+
+    def iter_relationships(self) -> Iterator[Relationship]:
+        """Every relationship in :meth:`export`'s order, read as it is consumed."""
         ...
 
     def flush(self) -> None:

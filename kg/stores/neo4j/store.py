@@ -852,6 +852,24 @@ class Neo4jStore(Neo4jReads):
         )
         return Graph(nodes=nodes, relationships=rels)
 
+    def iter_nodes(self) -> Iterator[Node]:
+        stmt = q.all_nodes()
+        for row in self._stream(stmt.text + " ORDER BY id", stmt.params):
+            yield self._node(row)
+
+    def iter_relationships(self) -> Iterator[Relationship]:
+        stmt = q.all_relationships()
+        for row in self._stream(stmt.text + " ORDER BY type, start, end", stmt.params):
+            yield self._rel(row)
+
+    def _stream(self, text: str, params: dict[str, Any]) -> Iterator[neo4j.Record]:
+        """Records as the driver fetches them (a page at a time), not materialised: export only."""
+        with (
+            self._errors(),
+            self._driver.session(database=self._database, bookmark_manager=self._bookmarks) as session,
+        ):
+            yield from session.run(text, params)
+
     # -- lifecycle -----------------------------------------------------------------------------------
     def flush(self) -> None:
         """Nothing to do: every upsert committed its own transaction."""
