@@ -62,7 +62,8 @@ def main() -> None:
         seconds = statistics.median(r[0] for r in runs)
         rss = max(r[1] for r in runs)
         size = out.stat().st_size
-        print(f"{fmt:<10} {seconds:>8.1f} {rss / 2**20:>8.0f}MB {size / 2**20:>8.1f}MB  {runs[-1][2]}", flush=True)
+        figures = f"{seconds:>8.1f} {rss / 2**20:>8.0f}MB {size / 2**20:>8.1f}MB"
+        print(f"{fmt:<10} {figures}  {runs[-1][2]}", flush=True)
     print(f"load average after {os.getloadavg()[0]:.2f}")
 
 
