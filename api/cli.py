@@ -158,7 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--top", type=int, default=1000, help="items with the most shared papers (0 = all; default 1000)"
     )
     g.add_argument(
-        "--min-weight", type=int, default=1, help="fewest shared papers of a tie written (default 1)"
+        "--min-weight",
+        type=int,
+        help="fewest shared papers of a tie written (default: chosen so at most 10 ties per item remain)",
     )
     _add_store_flags(p)
 
@@ -249,7 +251,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """Write as the store is read, into ``FILE.part`` renamed to ``FILE`` once complete (a failed
     or interrupted export never leaves a truncated file under the name asked for)."""
-    if args.top < 0 or args.min_weight < 1:
+    if args.top < 0 or (args.min_weight is not None and args.min_weight < 1):
         raise ConfigError("--top must be 0 (all) or more and --min-weight 1 or more")
     if args.output:
         _check_output(args.output)

@@ -24,8 +24,11 @@ from kg.stores.protocol import PairEdge, PairType, ReadStore
 
 NetworkName = Literal["coauthors", "concepts"]
 DEFAULT_TOP = 1000  # VOSviewer's own default selection; Gephi lays out 1,000 nodes in seconds
-DEFAULT_MIN_WEIGHT = 1
-_CHUNK = 200  # items whose papers are read at once: bounds the paper nodes held
+# Without --min-weight, ties are kept strongest first up to this many per item: the weakest
+# weight kept is chosen from the data (1,000 concepts share 73k ties of 1+ papers at 17k
+# papers, a hairball; 1,000 authors 9.7k, all kept).
+LINKS_PER_ITEM = 10
+_CHUNK = 50  # items whose papers are read at once: bounds the paper nodes held
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,8 @@ class Network:
     more: bool  # items with ties were left out by ``top``
     top: int
     min_weight: int
+    chosen: bool = False  # min_weight was chosen from the data (no --min-weight)
+    weaker: int = 0  # ties among the items left out by min_weight
 
     def left_out(self) -> str:
         """One sentence: what the file holds and what it does not."""
@@ -115,7 +120,12 @@ class Network:
         said = f"the {len(self.items):,} {what} with the most shared papers"
         said += f" of {self.in_store:,} in the store, and their {len(self.links):,} ties"
         if self.min_weight > 1:
-            said += f" of {self.min_weight}+ shared papers (weaker ties left out)"
+            said += f" of {self.min_weight}+ shared papers"
+            if self.weaker:
+                said += f" ({self.weaker:,} weaker ties left out"
+                said += (
+                    f"{' to keep the picture readable; --min-weight 1 writes them' if self.chosen else ''})"
+                )
         if self.more:
             said += f"; more {what} left out by --top {self.top} (--top 0 writes every one)"
         elif len(self.items) < self.in_store:
@@ -124,15 +134,16 @@ class Network:
 
 
 def read_network(
-    store: ReadStore, name: str = "coauthors", top: int = DEFAULT_TOP, min_weight: int = DEFAULT_MIN_WEIGHT
+    store: ReadStore, name: str = "coauthors", top: int = DEFAULT_TOP, min_weight: int | None = None
 ) -> Network:
-    """The ``top`` strongest items of one network (0 = all) and their ties of ``min_weight``+."""
+    """The ``top`` strongest items of one network (0 = all) and their ties of ``min_weight``+
+    (``None``: the weakest weight that keeps at most :data:`LINKS_PER_ITEM` ties per item)."""
     if name not in NETWORKS:
         raise ValueError(f"unknown network {name!r} (one of {', '.join(sorted(NETWORKS))})")
     kind = NETWORKS[name]
     in_store = store.counts().nodes.get(kind.label, 0)
     limit = top if top > 0 else max(in_store, 1)
-    ids, more = store.strongest_nodes(kind.pair, max(min_weight, 1), limit)
+    ids, more = store.strongest_nodes(kind.pair, min_weight or 1, limit)
     nodes = [n for n in store.get_nodes(ids) if n is not None]
     counts = dict(zip(ids, store.paper_counts(ids), strict=True))
     items = [Item(n.id, _display_label(n), _item_type(n), counts.get(n.id, 0)) for n in nodes]
@@ -148,11 +159,25 @@ def read_network(
                 if isinstance(year, int) and not isinstance(year, bool):
                     year_of[e.node.id] = year
             item.years = sorted(year_of[p] for p in papers[item.id] if p in year_of)
-    links = [
-        Link(e.source, e.target, e.weight, _shared_years(e, papers, year_of))
-        for e in store.pair_edges_among(ids, kind.pair, max(min_weight, 1))
-    ]
-    return Network(name, kind, items, links, in_store, more, top, min_weight)
+    ties = store.pair_edges_among(ids, kind.pair, min_weight or 1)
+    weight = min_weight or _weakest_kept(ties, LINKS_PER_ITEM * len(items))
+    kept = [e for e in ties if e.weight >= weight]
+    links = [Link(e.source, e.target, e.weight, _shared_years(e, papers, year_of)) for e in kept]
+    network = Network(name, kind, items, links, in_store, more, top, weight, min_weight is None)
+    network.weaker = len(ties) - len(kept)
+    return network
+
+
+def _weakest_kept(edges: Sequence[PairEdge], budget: int) -> int:
+    """The smallest weight whose ties (that weight or more) number at most ``budget``.
+
+    >>> _weakest_kept([PairEdge("a", "b", w) for w in (1, 1, 1, 2, 3)], 2)
+    2
+    """
+    weights = sorted((e.weight for e in edges), reverse=True)
+    if len(weights) <= budget:
+        return 1
+    return weights[budget] + 1 if budget else weights[0] + 1
 
 
 def _chunks(items: Sequence[Item]) -> Iterator[Sequence[Item]]:

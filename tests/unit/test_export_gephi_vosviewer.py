@@ -19,6 +19,7 @@ import networkx as nx
 import pytest
 
 from api.cli import main
+from kg import export_network
 from kg.export import to_json, write_cypher, write_graphml, write_json
 from kg.export_network import read_network, vosviewer_dict, write_gexf
 from kg.models import PaperRecord
@@ -126,3 +127,19 @@ def test_kg_export_prints_the_counts_it_wrote(
         assert said.startswith(
             f"wrote {len(data['nodes'])} nodes and {len(data['relationships'])} relationships"
         )
+
+
+def test_without_min_weight_the_weakest_ties_go_first_and_it_says_so(
+    seeded: SQLiteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    every = read_network(seeded, "concepts", top=30, min_weight=1)
+    monkeypatch.setattr(export_network, "LINKS_PER_ITEM", 1)  # a budget of 30 ties
+    chosen = read_network(seeded, "concepts", top=30)
+    assert len(every.links) > 30, "the seeds' 30 strongest concepts share more than 30 ties"
+    assert len(chosen.links) <= 30 and chosen.chosen and chosen.min_weight > 1
+    assert all(link.weight >= chosen.min_weight for link in chosen.links)
+    assert chosen.weaker == len(every.links) - len(chosen.links)
+    assert (
+        f"of {chosen.min_weight}+ shared papers ({chosen.weaker:,} weaker ties left out" in chosen.left_out()
+    )
+    assert "--min-weight 1 writes them" in chosen.left_out()
