@@ -41,7 +41,7 @@ def _rel_json(r: Relationship) -> str:
 
 def write_json(nodes: Iterable[Node], rels: Iterable[Relationship], out: TextIO) -> Written:
     """``{"nodes": [{id, label, properties}], "relationships": [{type, start, end, properties}]}``,
-    one element per line in the store's order (nodes by id, relationships by type, start, end),
+    one element per line in the store's order (nodes by id, relationships by start, type, end),
     keys sorted, so two exports can be diffed."""
     done = Written()
     out.write('{"nodes": [')

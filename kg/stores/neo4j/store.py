@@ -859,7 +859,7 @@ class Neo4jStore(Neo4jReads):
 
     def iter_relationships(self) -> Iterator[Relationship]:
         stmt = q.all_relationships()
-        for row in self._stream(stmt.text + " ORDER BY type, start, end", stmt.params):
+        for row in self._stream(stmt.text + " ORDER BY start, type, end", stmt.params):
             yield self._rel(row)
 
     def _stream(self, text: str, params: dict[str, Any]) -> Iterator[neo4j.Record]:

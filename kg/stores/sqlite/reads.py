@@ -284,7 +284,7 @@ class SQLiteReads:
                 yield self._node(*row)
 
     def iter_relationships(self) -> Iterator[Relationship]:
-        sql = 'SELECT start, type, "end", props, weight FROM rels ORDER BY type, start, "end"'
+        sql = 'SELECT start, type, "end", props, weight FROM rels ORDER BY start, type, "end"'
         with self._errors():
             for s, t, e, b, w in self._reader().execute(sql):
                 yield self._rel(s, t, e, b, w)
