@@ -98,9 +98,10 @@ def test_exponential_fragments_are_refused_fast(seeded_store: Any, serve_app: An
 
 def test_healthz_and_cheap_queries_answer_during_a_flood_of_slow_ones(proxy: Any, serve_app: Any) -> None:
     """50 slow searches at once (each search held 0.5 s in the store): the health check and a
-    cheap lookup still answer within 5 s, because slow work queues in its own lane (queued behind
-    it they would wait about 50 x 0.5 s / 2 heavy threads = 12.5 s). Measured idle: ~10 ms; the
-    wide bound holds on a loaded 2-core machine, where this test process also runs the server."""
+    cheap lookup still answer, because slow work queues in its own lane. Idle they take ~10 ms;
+    at load 19 on 2 cores (this process also runs the server and 50 client threads) the cheap
+    lookup took 5.1 s, so the bound is 10 s: it catches a lane that blocks, not a slow machine.
+    Latency under load is for bench/api_latency.py, run by hand."""
     proxy.slow = {"search": 0.5}
     app = create_app(Settings(request_timeout_s=60), store=proxy, response_cache_size=0)
     limits = httpx.Limits(max_connections=60)
@@ -123,8 +124,8 @@ def test_healthz_and_cheap_queries_answer_during_a_flood_of_slow_ones(proxy: Any
             t_cheap = time.perf_counter() - t0
             for f in flood:
                 f.cancel()
-    assert health.status_code == 200 and t_health < 5.0, t_health
-    assert cheap.status_code == 200 and not cheap.json().get("errors") and t_cheap < 5.0, t_cheap
+    assert health.status_code == 200 and t_health < 10.0, t_health
+    assert cheap.status_code == 200 and not cheap.json().get("errors") and t_cheap < 10.0, t_cheap
 
 
 def test_queued_work_past_the_deadline_never_starts(proxy: Any, serve_app: Any) -> None:
