@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from kg.config import Settings
 from kg.errors import ConfigError, KGError
@@ -35,12 +35,50 @@ def _legacy_notice(settings: Settings) -> None:
             _err(notice)
 
 
-def _open_store(settings: Settings) -> ReadStore:
-    """The configured store, after :func:`_legacy_notice`."""
+def _open_store(settings: Settings, *, create: bool = False) -> ReadStore:
+    """The configured store, after :func:`_legacy_notice`.
+
+    Only ``kg ingest`` passes ``create``: a command that reads (stats, export, query, serve)
+    refuses a data dir that holds no store, so a typo in ``--data-dir`` is an error, not a new
+    empty store that answers with zeros.
+    """
     _legacy_notice(settings)
+    if not create:
+        _require_store(settings)
     from kg.stores import open_store
 
     return open_store(settings)
+
+
+def _require_store(settings: Settings) -> None:
+    """Raise :class:`ConfigError` when the embedded store to read does not exist."""
+    if settings.backend != "sqlite":
+        return  # a Neo4j server that cannot be reached says so itself (StoreUnavailable)
+    from kg.stores.sqlite import DB_FILE
+    from kg.stores.sqlite.store import LEGACY_PICKLE
+
+    folder = settings.data_dir
+    hint = "check --data-dir / KG_DATA_DIR, or build a graph there with kg ingest"
+    if not folder.exists():
+        raise ConfigError(f"no graph store at {folder}: the folder does not exist ({hint})")
+    if not folder.is_dir():
+        raise ConfigError(f"no graph store at {folder}: it is a file, not a folder ({hint})")
+    if not (folder / DB_FILE).is_file() and not (folder / LEGACY_PICKLE).is_file():  # noticed apart
+        raise ConfigError(f"no graph store in {folder}: it has no {DB_FILE} ({hint})")
+
+
+def _read_argument_file(path: Path, what: str) -> str:
+    """The text of a file named on the command line; a missing or unreadable one is a ConfigError."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{what} {path} is a folder, not a file") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{what} {path} is not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read {what} {path}: {e.strerror or e}") from None
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -78,10 +116,19 @@ def _add_store_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--neo4j-database", help="Neo4j database (KG_NEO4J_DATABASE)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with a usage mistake as one line and exit code 2.
+
+    argparse prints the whole usage block before the error; the one line that matters then
+    scrolls among a dozen. Subcommand parsers inherit this class (``add_parser``).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="kg", description="Build a knowledge graph from paper listings and query it."
-    )
+    parser = _Parser(prog="kg", description="Build a knowledge graph from paper listings and query it.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ingest", help="read listing files or folders into the graph")
@@ -110,9 +157,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help='{"nodes": {...}, "relationships": {...}}')
     _add_store_flags(p)
 
-    p = sub.add_parser("export", help="write the whole graph")
+    p = sub.add_parser("export", help="write the whole graph, or one network for Gephi/VOSviewer")
     p.add_argument("--format", choices=["json", "graphml", "cypher", "gexf", "vosviewer"], default="json")
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    g = p.add_argument_group("gexf and vosviewer: one network, bounded")
+    g.add_argument("--network", choices=["coauthors", "concepts"], default="coauthors")
+    g.add_argument(
+        "--top", type=int, default=1000, help="items with the most shared papers (0 = all; default 1000)"
+    )
+    g.add_argument(
+        "--min-weight",
+        type=int,
+        help="fewest shared papers of a tie written (default: chosen so at most 10 ties per item remain)",
+    )
     _add_store_flags(p)
 
     p = sub.add_parser("query", help="run a GraphQL query in-process and print the JSON response")
@@ -159,11 +216,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
         return bulk_ingest(args.paths, pipeline, settings, _out, jobs=settings.jobs or default_jobs())
-    store = _open_store(settings)
+    store = _open_store(settings, create=True)
     try:
+        progress = Progress(enabled=False if args.no_progress else None)
+        progress.note(f"loading the {settings.concept_mode} language model")
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
-        progress = Progress(enabled=False if args.no_progress else None)
         jobs = settings.jobs or default_jobs()
         report = ingest(
             args.paths,
@@ -204,27 +262,46 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from kg.export import to_cypher, to_gexf, to_graphml, to_json, to_vosviewer
-
+    """Write as the store is read, into ``FILE.part`` renamed to ``FILE`` once complete (a failed
+    or interrupted export never leaves a truncated file under the name asked for)."""
+    if args.top < 0 or (args.min_weight is not None and args.min_weight < 1):
+        raise ConfigError("--top must be 0 (all) or more and --min-weight 1 or more")
+    if args.output:
+        _check_output(args.output)
     store = _open_store(_settings(args))
     try:
-        graph = store.export()
+        if args.output is None:
+            said = _export_to(store, args, sys.stdout)
+        else:
+            part = args.output.with_name(args.output.name + ".part")
+            try:
+                with part.open("w", encoding="utf-8") as out:
+                    said = _export_to(store, args, out)
+                part.replace(args.output)
+            finally:
+                part.unlink(missing_ok=True)
     finally:
         store.close()
-    writers = {
-        "json": to_json,
-        "graphml": to_graphml,
-        "cypher": to_cypher,
-        "gexf": to_gexf,
-        "vosviewer": to_vosviewer,
-    }
-    text = writers[args.format](graph)
-    if args.output:
-        args.output.write_text(text, encoding="utf-8")
-        _err(f"wrote {len(graph.nodes)} nodes and {len(graph.relationships)} relationships to {args.output}")
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    _err(f"wrote {said}" + (f" to {args.output}" if args.output else ""))
     return 0
+
+
+def _export_to(store: ReadStore, args: argparse.Namespace, out: Any) -> str:
+    """Write one export to ``out``; what was written (and left out), for the closing line."""
+    from kg.export import write_cypher, write_graphml, write_json
+    from kg.export_network import read_network, write_gexf, write_vosviewer
+
+    if args.format in ("gexf", "vosviewer"):
+        network = read_network(store, args.network, top=args.top, min_weight=args.min_weight)
+        (write_gexf if args.format == "gexf" else write_vosviewer)(network, out)
+        return f"{len(network.items)} items and {len(network.links)} links: {network.left_out()}"
+    if args.format == "graphml":
+        done = write_graphml(store.iter_nodes, store.iter_relationships, out)
+    else:
+        done = (write_json if args.format == "json" else write_cypher)(
+            store.iter_nodes(), store.iter_relationships(), out
+        )
+    return f"{done.nodes} nodes and {done.relationships} relationships"
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -232,13 +309,42 @@ def cmd_query(args: argparse.Namespace) -> int:
 
     document = args.query
     if document.startswith("@"):
-        document = Path(document[1:]).read_text(encoding="utf-8")
-    variables = json.loads(args.variables) if args.variables else None
+        document = _read_argument_file(Path(document[1:]), "query file")
+    variables = _json_variables(args.variables) if args.variables else None
     settings = _settings(args)
     _legacy_notice(settings)
+    _require_store(settings)
     result = execute_query(document, variables, settings=settings)
     _out(json.dumps(result, indent=2, ensure_ascii=False))
     return 0 if not result.get("errors") else 1
+
+
+def _check_output(path: Path) -> None:
+    """Refuse an output file that cannot be written, before any work is done for it."""
+    folder = path.parent
+    if path.is_dir():
+        raise ConfigError(f"cannot write {path}: it is a folder (name a file, e.g. {path / 'graph.json'})")
+    if not folder.exists():
+        raise ConfigError(f"cannot write {path}: the folder {folder} does not exist (create it first)")
+    if not folder.is_dir():
+        raise ConfigError(f"cannot write {path}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK):
+        raise ConfigError(f"cannot write {path}: no permission to write in {folder}")
+
+
+def _json_variables(text: str) -> dict[str, Any]:
+    """``--variables``: a JSON object, or a ConfigError saying where the JSON broke."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"--variables is not valid JSON: {e.msg} at column {e.colno}") from None
+    except RecursionError:
+        raise ConfigError("--variables is nested too deeply") from None
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"--variables must be a JSON object such as '{{\"n\": 5}}', got {type(value).__name__}"
+        )
+    return value
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -248,6 +354,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     _legacy_notice(settings)
+    _require_store(settings)
     if settings.backend != "neo4j":
         from kg.stores.sqlite.check import refuse_damaged
 
@@ -299,6 +406,11 @@ _SERVE_ENV = (
 def cmd_eval_concepts(args: argparse.Namespace) -> int:
     from kg.eval_cli import run_eval_concepts
 
+    if not args.file.is_file():
+        what = "is a folder, not a file" if args.file.is_dir() else "does not exist"
+        raise ConfigError(f"{args.file} {what} (a JSONL file of papers with abstracts and keywords)")
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError(f"--limit must be a positive number of papers, got {args.limit}")
     return run_eval_concepts(args.file, limit=args.limit, mode=args.mode, yake=not args.no_yake)
 
 
@@ -327,17 +439,50 @@ COMMANDS = {
 }
 
 
+# Exit codes (README, "Exit codes"): what a script calling ``kg`` can rely on.
+EXIT_OK = 0
+EXIT_PARTIAL = 1  # kg ingest skipped something; kg query's response has errors
+EXIT_ERROR = 2  # nothing done: a usage mistake, a missing/unwritable path, no store, bad settings
+EXIT_BUG = 3  # an unexpected error inside kg (KG_DEBUG=1 shows its traceback)
+EXIT_INTERRUPTED = 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``kg`` console script; errors are one clear line, not a traceback."""
+    """Entry point of the ``kg`` console script; errors are one clear line, not a traceback.
+
+    The one place that turns an expected error into a line and an exit code: commands raise
+    (:class:`KGError` for what they check, :class:`OSError` for a path the system refused) and
+    never print errors themselves.
+    """
     args = build_parser().parse_args(argv)
+    name = f"kg {args.command}"
     try:
         return COMMANDS[args.command](args)
     except KGError as e:
-        _err(f"kg {args.command}: error: {e}")
-        return 2
+        _err(f"{name}: error: {e}")
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader of stdout went away (``kg export | head``): nothing more to say, to anyone.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PARTIAL
+    except OSError as e:
+        _err(f"{name}: error: {_describe_os_error(e)}")
+        return EXIT_ERROR
     except KeyboardInterrupt:
-        _err(f"kg {args.command}: interrupted; the stored graph is unchanged since the last flush")
-        return 130
+        _err(f"{name}: interrupted; the stored graph is unchanged since the last flush")
+        return EXIT_INTERRUPTED
+    except Exception as e:
+        if os.environ.get("KG_DEBUG"):
+            raise
+        first = str(e).splitlines()[0] if str(e) else ""
+        _err(f"{name}: internal error: {type(e).__name__}: {first} (a bug; KG_DEBUG=1 shows the traceback)")
+        return EXIT_BUG
+
+
+def _describe_os_error(e: OSError) -> str:
+    """``PATH: reason`` for an error the system raised on a path, without errno decoration."""
+    reason = e.strerror or str(e)
+    return f"{e.filename}: {reason}" if e.filename else reason
 
 
 def run() -> None:

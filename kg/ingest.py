@@ -63,15 +63,24 @@ class IngestReport:
 
 
 class Progress:
-    """A one-line progress bar on a terminal; quiet otherwise (logs stay readable)."""
+    """A one-line progress bar on a terminal; quiet otherwise (logs stay readable).
+
+    It never goes back and never sits still without saying why: the bar counts files read
+    (only ever up), the line says how many papers are read and how many written, and the
+    stretches with no file to read (loading the model, extracting and writing the last
+    batches) say so in words.
+    """
 
     def __init__(self, stream: TextIO = sys.stderr, enabled: bool | None = None) -> None:
         self.stream = stream
         self.enabled = stream.isatty() if enabled is None else enabled
         self.start = time.perf_counter()
         self._last = 0.0
+        self._width = 0  # of the line on screen, to blank what a shorter line leaves
 
-    def update(self, file: str, done_files: int, total_files: int, papers: int) -> None:
+    def update(
+        self, file: str, done_files: int, total_files: int, papers: int, written: int | None = None
+    ) -> None:
         now = time.perf_counter()
         if not self.enabled or (now - self._last < 0.1 and done_files < total_files):
             return
@@ -82,9 +91,20 @@ class Progress:
         elapsed = now - self.start
         rate = papers / elapsed if elapsed > 0 else 0.0
         name = Path(file).name[-30:]
-        self.stream.write(
-            f"\r[{bar}] {done_files}/{total_files} files  {papers} papers  {rate:6.0f}/s  {name:<30}"
+        stored = "" if written is None else f" ({written} written)"
+        self._show(
+            f"[{bar}] {done_files}/{total_files} files  {papers} papers{stored}  {rate:6.0f}/s  {name}"
         )
+
+    def note(self, text: str) -> None:
+        """A phase without a file to count (``loading the language model``), shown at once."""
+        if self.enabled:
+            self._last = time.perf_counter()
+            self._show(text)
+
+    def _show(self, line: str) -> None:
+        self.stream.write("\r" + line.ljust(self._width))
+        self._width = len(line)
         self.stream.flush()
 
     def close(self) -> None:
@@ -148,17 +168,23 @@ def ingest(
         if on_batch is not None:
             on_batch(len(records))
 
+    written = 0
+
     def write(built: Built) -> None:
+        nonlocal written
         records, problems = built
         report.problems.extend(problems)
         group.extend(records)
         if write_size is None or len(group) >= write_size:
+            written += len(group)
             flush_group()
-        if progress is not None:
-            progress.update(str(current["file"]), int(current["index"]), len(files), report.read)
+        if progress is not None:  # files read so far: the bar never goes back
+            progress.update(str(current["file"]), report.files, len(files), report.read, written)
 
     with collector_relaxed():  # the writer's heap: see kg.collector
         try:
+            if progress is not None and files:
+                progress.note(f"[{'-' * 24}] 0/{len(files)} files  reading {files[0].name}")
             for i, path in enumerate(files, start=1):
                 current["file"], current["index"] = str(path), i - 1
                 result = read_file(path, max_records=max_records_per_file)
@@ -174,13 +200,22 @@ def ingest(
                             write(built)
                         pending = []
                 if progress is not None:
-                    progress.update(str(path), i, len(files), report.read)
+                    progress.update(str(path), i, len(files), report.read, written)
+            if progress is not None:
+                left = report.read - written
+                progress.note(
+                    f"{len(files)}/{len(files)} files read; extracting and writing the last {left} papers"
+                )
             if pending:
                 for built in extractor.submit(pending):
                     write(built)
             for built in extractor.drain():
                 write(built)
             if group:  # the last, partial group
+                if progress is not None:
+                    progress.note(
+                        f"{len(files)}/{len(files)} files read; writing the last {len(group)} papers"
+                    )
                 flush_group()
         finally:
             extractor.close()

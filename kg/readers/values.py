@@ -37,6 +37,21 @@ _SPACES = re.compile(r"\s+")
 _JUNK = frozenset(
     "none null nil nan undefined n/a na true false {} [] () \"\" '' - -- ? unknown anonymous".split()
 )
+# Names that say "no name is known" (an anonymous submission's author list, an "Unknown"
+# venue): the file is not wrong, it says nobody. The value is left out and the record reported
+# ``repaired`` (exit code 0), as is a slot of punctuation only (")*", what an export leaves
+# between two names); serialisation accidents ("None", "{}", "5") stay refused.
+_PLACEHOLDERS = frozenset(
+    {
+        "anonymous",
+        "anonymous author",
+        "anonymous authors",
+        "anonymous submission",
+        "unknown",
+        "unknown author",
+    }
+    | {"n/a", "tba", "tbd", "not available"}
+)
 _NUMBER = re.compile(r"[-+]?\d*\.?\d+(?:e[-+]?\d+)?")
 _YEAR_TEXT = re.compile(r"^\s*(\d{4})(?:\D|$)")
 # Footnote marks at either end of an author name: symbols, superscript digits, a bracketed
@@ -59,7 +74,8 @@ class Checked:
 
     value: str | None
     refused: str | None = None  # reason the value was dropped
-    repaired: str | None = None  # what was stripped from a value that was kept
+    repaired: str | None = None  # what was stripped from a value that was kept, or why a
+    # placeholder (value None) was left out without refusing anything
 
 
 def clean_text(text: str) -> tuple[str, str | None]:
@@ -95,7 +111,15 @@ def is_junk(text: str) -> bool:
 
 
 def check_name(value: object, what: str, limit: int = MAX_NAME_CHARS) -> Checked:
-    """An author/venue/keyword/topic name: a string with a letter, not junk, within ``limit``."""
+    """An author/venue/keyword/topic name: a string with a letter, not junk, within ``limit``.
+
+    >>> check_name("Anonymous", "author name").repaired
+    "author name 'Anonymous' is a placeholder, not a name: left out"
+    >>> check_name(")*", "author name").repaired  # what an export left between two names
+    "author name ')*' is punctuation only: left out"
+    >>> check_name("None", "author name").refused
+    "author name 'None' is not a name (no letters, or a placeholder)"
+    """
     if not isinstance(value, str):
         return Checked(None, f"{what} must be a string, got {_type(value)}")
     text, repaired = clean_text(value)
@@ -103,7 +127,12 @@ def check_name(value: object, what: str, limit: int = MAX_NAME_CHARS) -> Checked
         return Checked(None, f"{what} is empty" + (" after removing control characters" if repaired else ""))
     if len(text) > limit:
         return Checked(None, over(what, len(text), limit))
-    if is_junk(text) or not any(c.isalpha() for c in text):
+    if text.casefold() in _PLACEHOLDERS:
+        return Checked(None, None, f"{what} {_show(text)} is a placeholder, not a name: left out")
+    junk = is_junk(text)
+    if not junk and not any(c.isalnum() for c in text):
+        return Checked(None, None, f"{what} {_show(text)} is punctuation only: left out")
+    if junk or not any(c.isalpha() for c in text):
         return Checked(None, f"{what} {_show(text)} is not a name (no letters, or a placeholder)")
     if "\ufffd" in text:  # bytes no decoding could read: a name with holes would match no one
         return Checked(None, f"{what} {_show(text)} has undecodable bytes (U+FFFD), not stored")
@@ -129,7 +158,7 @@ def check_author(value: object) -> Checked:
     if not what:
         return checked
     if not fixed or not any(c.isalpha() for c in fixed):
-        return Checked(None, f"author name {_show(name)} is not a name (marks only)")
+        return Checked(None, None, f"author name {_show(name)} is footnote marks only: left out")
     note = f"author name {_show(name)}: {what}"
     return Checked(fixed, None, f"{checked.repaired}; {note}" if checked.repaired else note)
 

@@ -20,7 +20,7 @@ Hidden state never shows: internal properties (lookup keys, sort keys) are strip
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
@@ -186,6 +186,16 @@ class GraphStore(Protocol):
 
     def export(self) -> Graph:
         """The whole graph, nodes sorted by id and relationships by (type, start, end)."""
+        ...
+
+    def iter_nodes(self) -> Iterator[Node]:
+        """Every node in :meth:`export`'s order, read as it is consumed: ``kg export`` writes a
+        graph of any size in memory that does not grow with it."""
+        ...
+
+    def iter_relationships(self) -> Iterator[Relationship]:
+        """Every relationship sorted by (start, type, end), read as it is consumed: the order
+        the embedded store keeps them in, so it streams them without sorting 750k rows first."""
         ...
 
     def flush(self) -> None:

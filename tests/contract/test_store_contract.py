@@ -472,3 +472,13 @@ def test_clear_empties_the_store_and_it_stays_usable(
 def test_ping_and_flush_succeed_on_a_working_store(store: GraphStore) -> None:
     store.ping()
     store.flush()
+
+
+def test_iterated_export_is_the_export(store: GraphStore, seed_records: list[PaperRecord]) -> None:
+    """``kg export`` streams through these: the same elements in the same order as export()."""
+    store.upsert(seed_records)
+    store.flush()
+    graph = store.export()
+    assert list(store.iter_nodes()) == graph.nodes
+    by_start = sorted(graph.relationships, key=lambda r: (r.start, r.type, r.end))
+    assert list(store.iter_relationships()) == by_start

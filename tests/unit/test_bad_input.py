@@ -123,7 +123,9 @@ def test_listing_lines_without_abstract_are_reported(
     code, out = _ingest(tmp_path, capsys, f)
     assert code == 1 and "20 added" in out
     theory_line = text.count("\n") + 3  # last line of the listing, a blank line, then "Theory"
-    assert f"{f}:{theory_line}: line is not followed by an abstract: 'Theory'" in out
+    said = f"{f}:{theory_line}: 2 lines up to line {theory_line + 2} are not followed by an abstract"
+    said += ", from 'Theory'"
+    assert said in out and "put a blank line between papers" in out  # one line, saying what to do
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".json", ".txt", ".csv"])
@@ -186,3 +188,31 @@ def test_repairs_are_reported_but_do_not_fail_the_ingest(
     assert code == 0 and "0 skipped, 2 repaired" in out
     assert f"repaired {f}:1: 1 NUL character(s) removed" in out  # a raw NUL byte
     assert f"repaired {f}:1: abstract: removed 1 control/bidi character(s)" in out  # "\u0000" in JSON
+
+
+def test_a_placeholder_author_is_a_repair_not_a_skip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ICLR 2018 lists double-blind rejects with the author "Anonymous": the file says nobody,
+    it is not broken, so a clean ingest of it must exit 0 (a ``set -e`` script goes on)."""
+    f = tmp_path / "anon.jsonl"
+    records = [
+        {**GOOD, "author": "Anonymous"},
+        {"title": "Second paper", "abstract": "Bandit feedback again.", "author": "Ada Lovelace;Unknown"},
+    ]
+    f.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code, out = _ingest(tmp_path, capsys, f)
+    assert code == 0, out
+    assert "0 skipped, 2 repaired" in out
+    assert f"repaired {f}:1: author name 'Anonymous' is a placeholder, not a name: left out" in out
+    main(["export", "--format", "json", "--data-dir", str(tmp_path / "kg")])
+    authors = {
+        n["properties"]["name"]
+        for n in json.loads(capsys.readouterr().out)["nodes"]
+        if n["label"] == "Author"
+    }
+    assert authors == {"Ada Lovelace"}
+    bad = tmp_path / "none.jsonl"  # a serialisation accident stays a skip
+    bad.write_text(json.dumps({**GOOD, "author": "None"}) + "\n", encoding="utf-8")
+    code, out = _ingest(tmp_path, capsys, bad)
+    assert code == 1 and "skipped" in out and "author name 'None' is not a name" in out

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kg.stores.sqlite import SQLiteStore
 from tests.conftest import ROOT
 
 HEAVY = ("fastapi", "strawberry.fastapi", "networkx", "spacy", "uvicorn")
@@ -26,6 +27,7 @@ runpy.run_module("api.cli", run_name="__main__")
 
 
 def test_kg_query_imports_no_server_graph_or_nlp_library(tmp_path: Path) -> None:
+    SQLiteStore(tmp_path / "data").close()  # kg query reads an existing store only
     env = {**os.environ, "KG_DATA_DIR": str(tmp_path / "data"), "KG_BACKEND": "sqlite"}
     r = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120

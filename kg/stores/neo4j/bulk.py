@@ -47,6 +47,8 @@ from kg.readers import ReadProblem, iter_input_files, read_file
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.bulk_csv import IMPORT_OPTIONS, CsvSet, merge_records, write_csv
+from kg.stores.neo4j.notifications import DRIVER_CONFIG as NOTIFICATIONS
+from kg.stores.neo4j.notifications import quiet_notifications
 from kg.stores.neo4j.store import Neo4jStore, translate_error
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -200,12 +202,9 @@ def _check_target(uri: str, control: ServerControl) -> str:
 def driver_for(settings: Settings) -> neo4j.Driver:
     password = settings.neo4j_password.get_secret_value()
     auth = (settings.neo4j_user, password) if password else None
-    return neo4j.GraphDatabase.driver(
-        settings.neo4j_uri,
-        auth=auth,
-        # labels that do not exist yet in an empty database are the normal case here
-        notifications_disabled_classifications=[neo4j.NotificationDisabledClassification.UNRECOGNIZED],
-    )
+    quiet_notifications()
+    # labels that do not exist yet in an empty database are the normal case here
+    return neo4j.GraphDatabase.driver(settings.neo4j_uri, auth=auth, **NOTIFICATIONS)
 
 
 def _stored_state(settings: Settings) -> tuple[int, int]:

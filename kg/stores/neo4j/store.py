@@ -70,6 +70,8 @@ from kg.provisional import Plan, concept_ids, provisional_ids, without_phrase
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.notifications import DRIVER_CONFIG as NOTIFICATIONS
+from kg.stores.neo4j.notifications import quiet_notifications
 from kg.stores.neo4j.pair_keys import ensure_pair_keys
 from kg.stores.neo4j.read_index import same_value, update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
@@ -850,6 +852,24 @@ class Neo4jStore(Neo4jReads):
         )
         return Graph(nodes=nodes, relationships=rels)
 
+    def iter_nodes(self) -> Iterator[Node]:
+        stmt = q.all_nodes()
+        for row in self._stream(stmt.text + " ORDER BY id", stmt.params):
+            yield self._node(row)
+
+    def iter_relationships(self) -> Iterator[Relationship]:
+        stmt = q.all_relationships()
+        for row in self._stream(stmt.text + " ORDER BY start, type, end", stmt.params):
+            yield self._rel(row)
+
+    def _stream(self, text: str, params: dict[str, Any]) -> Iterator[neo4j.Record]:
+        """Records as the driver fetches them (a page at a time), not materialised: export only."""
+        with (
+            self._errors(),
+            self._driver.session(database=self._database, bookmark_manager=self._bookmarks) as session,
+        ):
+            yield from session.run(text, params)
+
     # -- lifecycle -----------------------------------------------------------------------------------
     def flush(self) -> None:
         """Nothing to do: every upsert committed its own transaction."""
@@ -893,7 +913,10 @@ def open_neo4j_store(settings: Settings) -> Neo4jStore:
     password = settings.neo4j_password.get_secret_value()
     auth = (settings.neo4j_user, password) if password else None
     try:
-        driver = neo4j.GraphDatabase.driver(uri, auth=auth, max_transaction_retry_time=settings.neo4j_retry_s)
+        quiet_notifications()
+        driver = neo4j.GraphDatabase.driver(
+            uri, auth=auth, max_transaction_retry_time=settings.neo4j_retry_s, **NOTIFICATIONS
+        )
     except (ValueError, neo4j.exceptions.ConfigurationError) as e:
         raise ConfigError(f"invalid Neo4j URI {uri!r} (KG_NEO4J_URI): {_one_line(e)}") from e
     try:

@@ -277,6 +277,18 @@ class SQLiteReads:
         ]
         return Graph(nodes=nodes, relationships=rels)
 
+    def iter_nodes(self) -> Iterator[Node]:
+        # a cursor steps through the rows as they are read: no list of the whole table
+        with self._errors():
+            for row in self._reader().execute("SELECT id, label, props FROM nodes ORDER BY id"):
+                yield self._node(*row)
+
+    def iter_relationships(self) -> Iterator[Relationship]:
+        sql = 'SELECT start, type, "end", props, weight FROM rels ORDER BY start, type, "end"'
+        with self._errors():
+            for s, t, e, b, w in self._reader().execute(sql):
+                yield self._rel(s, t, e, b, w)
+
     # -- names ---------------------------------------------------------------------------------
     def _by_keys(self, keys: Sequence[str], label: str) -> list[str | None]:
         found: dict[str, str] = {}
