@@ -202,9 +202,9 @@ def ingest(
                 if progress is not None:
                     progress.update(str(path), i, len(files), report.read, written)
             if progress is not None:
-                left = report.read - written
+                rest = report.read - written
                 progress.note(
-                    f"{len(files)}/{len(files)} files read; extracting and writing the last {left} papers"
+                    f"{len(files)}/{len(files)} files read; extracting and writing the last {rest} papers"
                 )
             if pending:
                 for built in extractor.submit(pending):
