@@ -422,6 +422,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ConfigError(
             "kg check checks the embedded store; Neo4j has its own (neo4j-admin database check)"
         )
+    _require_store(settings)  # a typo in --data-dir is an error, not an empty store that checks out
     lines, ok = full_check(settings.data_dir)
     for line in lines:
         _out(line)
