@@ -233,6 +233,23 @@ def test_a_sound_store_passes_every_check(
     assert main(["stats", "--json", "--data-dir", str(data_dir)]) == 0
 
 
+def test_an_unchanged_store_is_read_in_full_only_once(
+    pristine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The stamp beside the store spares a full read on every open, and any change (here a
+    scribbled page written after the stamp) makes the next open read it in full again."""
+    data_dir = tmp_path / "kg"
+    shutil.copytree(pristine, data_dir)
+    stamp = data_dir / (DB + ".verified")
+    stamp.unlink(missing_ok=True)
+    assert main(["stats", "--data-dir", str(data_dir)]) == 0
+    assert stamp.exists()
+    capsys.readouterr()
+    CASES["middle page scribbled"](data_dir / DB)
+    assert main(["stats", "--data-dir", str(data_dir)]) == 2
+    assert "is damaged: " in capsys.readouterr().err
+
+
 def test_zz_report_damage_outcomes() -> None:
     slowest = {k: round(v, 2) for k, v in SLOWEST.items()}
     print(

@@ -14,6 +14,9 @@ through a read-only connection (nothing is written into a file found damaged), i
    tables the store needs;
 4. property JSON: every node's and relationship's ``props`` is valid JSON (within the budget).
 
+Steps 2 and 4 read the whole file, so they run only when the file changed since they last
+passed (a stamp beside it, :data:`STAMP_SUFFIX`); steps 1 and 3 run on every open.
+
 :func:`problems` lists what is wrong (empty when nothing is); :class:`StoreDamaged` is what the
 store raises with the first of them, one line that ``kg`` prints with exit code 2.
 """
@@ -78,9 +81,13 @@ def header_problem(path: Path) -> str | None:
 def problems(path: Path, *, full: bool = False, budget_s: float | None = OPEN_BUDGET_S) -> list[str]:
     """What is wrong with the store file at ``path`` (empty list: nothing found).
 
+    The header, the tables and the ``meta`` rows are checked on every open (milliseconds).
+    ``quick_check`` and the property JSON, which read the whole file, run only when the file
+    changed since they last passed (:data:`STAMP_SUFFIX`), and within ``budget_s``.
+
     Args:
         path: a ``graph.sqlite`` file (missing or empty: nothing to check).
-        full: ``PRAGMA integrity_check`` instead of ``quick_check``.
+        full: ``PRAGMA integrity_check`` instead of ``quick_check``, whatever the stamp says.
         budget_s: stop checking (and report nothing more) after this long; ``None``: no limit.
     """
     if not path.exists():
@@ -100,8 +107,10 @@ def problems(path: Path, *, full: bool = False, budget_s: float | None = OPEN_BU
         return 1 if stop_at is not None and time.monotonic() > stop_at else 0
 
     conn.set_progress_handler(out_of_time, _PROGRESS_STEPS)
+    stamp = _stamp(path)
+    thorough = full or _read_stamp(path) != stamp
     try:
-        return _problems(conn, full)
+        found = _problems(conn, full, thorough)
     except sqlite3.OperationalError as e:
         if "interrupted" in str(e):
             return []  # the budget ran out: a large store; `kg check` checks it all
@@ -112,6 +121,46 @@ def problems(path: Path, *, full: bool = False, budget_s: float | None = OPEN_BU
         return [f"SQLite cannot read it: {e}"]
     finally:
         conn.close()
+    if not found and thorough:
+        _write_stamp(path, stamp)
+    return found
+
+
+# Beside the store: the size and modification times of the file (and its WAL) when the whole
+# file last passed quick_check and the JSON check, so that an unchanged store is not read in
+# full on every open (a 2 GB store would spend the whole budget each time). Any write changes
+# them, and so does damage done by any tool that writes the file.
+STAMP_SUFFIX = ".verified"
+
+
+def _stamp_file(path: Path) -> Path:
+    return path.with_name(path.name + STAMP_SUFFIX)
+
+
+def _stamp(path: Path) -> str:
+    parts = []
+    for file in (path, path.with_name(path.name + "-wal")):
+        try:
+            st = file.stat()
+        except OSError:
+            parts.append("-")
+            continue
+        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+    return " ".join(parts)
+
+
+def _read_stamp(path: Path) -> str | None:
+    try:
+        return _stamp_file(path).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+def _write_stamp(path: Path, stamp: str) -> None:
+    try:
+        _stamp_file(path).write_text(stamp + "\n", encoding="utf-8")
+    except OSError:
+        pass  # a read-only data dir: the next open checks again
 
 
 def _read_only_connection(path: Path) -> sqlite3.Connection:
@@ -137,19 +186,9 @@ def refuse_damaged(data_dir: Path) -> None:
         raise StoreDamaged(damaged_message(path, found))
 
 
-def _problems(conn: sqlite3.Connection, full: bool) -> list[str]:
+def _structure_problems(conn: sqlite3.Connection) -> list[str]:
+    """The tables and ``meta`` rows (cheap: a few pages)."""
     found: list[str] = []
-    pragma = "integrity_check" if full else "quick_check"
-    # One row can hold several newline-separated findings: one finding per line here.
-    rows = [
-        " ".join(line.split())
-        for r in conn.execute(f"PRAGMA {pragma}(20)")
-        for line in str(r[0]).splitlines()
-    ]
-    rows = [r for r in rows if r]
-    if rows != ["ok"]:
-        found += [f"{pragma}: {r}" for r in rows]
-        return found
     tables = {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not tables:
         return found  # a database with nothing in it: the store sets it up
@@ -164,7 +203,23 @@ def _problems(conn: sqlite3.Connection, full: bool) -> list[str]:
         found.append(f"meta 'format' is {fmt}, this paperkg reads format {schema.FORMAT}")
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
         found.append(f"meta 'version' is {version!r}, not a non-negative integer")
-    if found:
+    return found
+
+
+def _problems(conn: sqlite3.Connection, full: bool, thorough: bool = True) -> list[str]:
+    found = _structure_problems(conn)
+    if found or not thorough:
+        return found
+    pragma = "integrity_check" if full else "quick_check"
+    # One row can hold several newline-separated findings: one finding per line here.
+    rows = [
+        " ".join(line.split())
+        for r in conn.execute(f"PRAGMA {pragma}(20)")
+        for line in str(r[0]).splitlines()
+    ]
+    rows = [r for r in rows if r]
+    if rows != ["ok"]:
+        found += [f"{pragma}: {r}" for r in rows]
         return found
     for table, key in (("nodes", "id"), ("rels", "start")):
         bad = conn.execute(
