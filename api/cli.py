@@ -282,7 +282,8 @@ def cmd_export(args: argparse.Namespace) -> int:
                 part.unlink(missing_ok=True)
     finally:
         store.close()
-    _err(f"wrote {said}" + (f" to {args.output}" if args.output else ""))
+    if args.output:  # on stdout the data is the output: stderr stays for notices and errors
+        _err(f"wrote {said} to {args.output}")
     return 0
 
 
