@@ -877,8 +877,17 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background, parse: D
     parents = _parents_with_narrower(analysis, head)
     for c in head:
         p, generic = terms.probability(analysis, c)
-        if not generic and c.source != "vocabulary":
-            generic = terms.low_specificity(c.key)  # "security issue", "user input"
+        if not generic:
+            if c.source != "vocabulary":
+                generic = terms.low_specificity(c.key)  # "security issue", "user input"
+            elif c.spans and c.vocab_id in analysis.vocab.ambiguous:
+                # A curated concept the paper first names by a generic shortened alias
+                # ("Diffusion" for diffusion models, "Vision"): its surface is what a reader sees.
+                s, e = c.spans[0]
+                first = tuple(analysis.stream.keys[s:e])
+                generic = first in analysis.vocab.ambiguous[c.vocab_id] and is_generic_key(
+                    first, background.df, background.keywords
+                )
         if generic and not (c.defined or c.introduced or c.named):
             p *= GENERIC_FACTOR
             if _has_narrower_wording(c, ranked):
