@@ -39,7 +39,7 @@ SUPPORTED_VERSION = 1
 
 MIN_ALIAS_LEN = 3
 # Well-known short acronyms that may be used as aliases despite being < 3 characters.
-SHORT_ALIAS_ALLOWLIST = frozenset({"AI", "ML", "RL", "GP", "GD", "KL", "LM", "QA", "F1", "LP"})
+SHORT_ALIAS_ALLOWLIST = frozenset({"AI", "ML", "RL", "GP", "GD", "KL", "LM", "QA", "F1", "LP", "KG"})
 # Generic words that must never be a concept name or alias.
 GENERIC_TERMS = frozenset(
     {

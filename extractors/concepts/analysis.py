@@ -46,8 +46,9 @@ from extractors.concepts.discovery import (
 from extractors.concepts.filler import is_generic_key
 from extractors.concepts.fragment_model import load_fragment_model
 from extractors.concepts.junk import TITLE_TOPICS, is_junk, is_vacuous
-from extractors.concepts.normalize import display_singular
+from extractors.concepts.normalize import acronym_key, display_singular, is_acronym
 from extractors.concepts.ranker import FEATURES, Ranker, load_ranker
+from extractors.concepts.specificity import is_low_specificity, is_specific_word
 from extractors.concepts.tokens import (
     CAPS,
     DIGIT,
@@ -210,6 +211,13 @@ class Analysis:
         if not c.name:
             s, e = c.spans[0]
             c.name = display_name(self.stream, s, e)
+        # A plain phrase only: a defined, introduced or named concept keeps its name as written.
+        plain = not (c.defined or c.introduced or c.named)
+        spelt = spell_out_acronyms(c.name, self.vocab, {a.key for a in self.acronyms}) if plain else c.name
+        if spelt != c.name:
+            if c.name not in c.aliases:
+                c.aliases.append(c.name)  # "constrained RL" -> "constrained reinforcement learning"
+            c.name = spelt
         c.id = _concept_id(c.name)
         curated = self.vocab.concepts.get(c.id)
         if curated is None:
@@ -265,6 +273,31 @@ class Analysis:
             after = self._contribution.get(k)
             contribution = contribution or (after is not None and start >= after)
         return first, contribution
+
+    def aside(self, c: Candidate) -> bool:
+        """Whether every mention of a concept is an aside: an auxiliary loss or task, a
+        regulariser, or a baseline ("with an auxiliary contrastive loss", "a KL regularizer",
+        "baselines such as PPO and SAC", "the BERT baseline").
+
+        Why: such a paper uses the concept, it is not about it (``MENTIONS.about``, see
+        :func:`extractors.concepts.extract.is_about`). A cue counts before a mention in the same
+        clause with no "we"/"our" in between (so "we propose X, which beats the baselines" keeps
+        X), or right after it ("X baseline", "X regularizer").
+        """
+        text = self.text
+        starts, ends = self.stream.starts, self.stream.ends
+        sentences, sentence_starts = self.sentences, self.sentence_starts
+        for s, e in c.spans:
+            start, end = starts[s], ends[e - 1]
+            a = sentences[max(bisect_right(sentence_starts, start) - 1, 0)][0]
+            before = text[max(a, start - ASIDE_WINDOW) : start]
+            m = _ASIDE_BEFORE.search(before)
+            if m is not None and _OWN.search(before, m.end()) is None:
+                continue
+            if _ASIDE_AFTER.match(text, end) is not None:
+                continue
+            return False
+        return bool(c.spans)
 
     def claimed(self, c: Candidate) -> bool:
         """Whether the paper claims a concept as its own: named in a contribution sentence.
@@ -418,6 +451,22 @@ _CONTRAST = re.compile(
     r"(?P<scope>(?:(?!\b(?:and|but|while|whereas|which|that|on|in|at|by|for|across|under|with)\b)[^,;:()]){0,80})",
     re.I,
 )
+
+
+# Asides (:meth:`Analysis.aside`): a cue at most ASIDE_WINDOW characters before a mention, in
+# its clause, or right after it.
+ASIDE_WINDOW = 60
+_ASIDE_BEFORE = re.compile(
+    r"\b(?:auxiliary|baselines?|regulari[sz]ers?|regulari[sz]ation terms?|additional (?:loss|objective)"
+    r"|(?:compare|compared|comparing|comparison) (?:against|with|to))\b(?:(?![.;:!?]).)*$",
+    re.I,
+)
+_ASIDE_AFTER = re.compile(
+    r"[\s-]*(?:[\w-]+\s+)?(?:baselines?|regulari[sz]ers?|regulari[sz]ation term|(?:as an? )?auxiliary"
+    r" (?:loss|task|objective))\b",
+    re.I,
+)
+_OWN = re.compile(r"\b(?:we|our|ours|this paper|this work)\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,13 +635,19 @@ def _analyse(
     skip: set[int] = set()
     acr_target: dict[str, Candidate] = {}
     expansion: dict[str, tuple[tuple[str, ...], str]] = {}
+    redefined: set[str] = set()
     for a in acronyms:
         long_key = tuple(keys[a.long_start : a.long_end])
         cid = index.get(long_key)
         if cid is None:
             cid = index.get((a.key,))
-            if cid is not None and (a.key,) in vocab.ambiguous.get(cid, ()):
-                cid = None  # "patch-ranking map (PRM)" defines another PRM than the vocabulary's
+            if cid is not None and (
+                (a.key,) in vocab.ambiguous.get(cid, ()) or not spells_concept(long_key, cid, vocab)
+            ):
+                # "patch-ranking map (PRM)", "Monitoring Ethereum (MoE)": another PRM or MoE
+                # than the vocabulary's, and so are the paper's other uses of the short form.
+                cid = None
+                redefined.add(a.key)
         if cid is not None:
             cand = vocab_candidate(cid)
         elif a.introduced_by_paren:
@@ -622,12 +677,13 @@ def _analyse(
     # 2. Vocabulary matches (the acronym inside its own definition is not a second mention).
     nested: list[tuple[int, int, str]] = []
     for s, e, cid in match_stream(stream, vocab, nested):
-        if s not in frozen_skip:
+        if s not in frozen_skip and not (redefined and e - s == 1 and keys[s] in redefined):
             c = vocab_candidate(cid)
             c.add(s, e)
             c.top_level += 1
     for s, e, cid in nested:
-        vocab_candidate(cid).add(s, e)
+        if not (redefined and e - s == 1 and keys[s] in redefined):
+            vocab_candidate(cid).add(s, e)
     # Ambiguous aliases ("distillation", "PRM") count only with support in the same paper.
     unsupported = _drop_unsupported(stream, vocab, by_vocab, plain) if vocab.ambiguous else frozenset()
     # Uses of a discovered acronym elsewhere in the text.
@@ -747,7 +803,10 @@ def _analyse(
         c.first = spans[0][0]
         c.in_title = starts[c.first] < title_end
         c.score = score_candidate(c, vocab, background)
-        if not (c.defined or c.introduced or c.named) and _generic(c, keys, background):
+        if not (c.defined or c.introduced or c.named) and (
+            _generic(c, keys, background)
+            or (c.source != "vocabulary" and _low_specificity(c.key, background))
+        ):
             c.score = round(c.score * GENERIC_FACTOR, 4)  # "language models", "classification"
         ranked.append(c)
     # Plain phrases: scored from their spans; only the best become Candidate objects.
@@ -815,12 +874,26 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background, parse: D
     terms = rank_terms(ranker, background)
     ranked = analysis.candidates
     head, rest = ranked[:RERANK_TOP], ranked[RERANK_TOP:]
+    parents = _parents_with_narrower(analysis, head)
     for c in head:
         p, generic = terms.probability(analysis, c)
+        if not generic:
+            if c.source != "vocabulary":
+                generic = terms.low_specificity(c.key)  # "security issue", "user input"
+            elif c.spans and c.vocab_id in analysis.vocab.ambiguous:
+                # A curated concept the paper first names by a generic shortened alias
+                # ("Diffusion" for diffusion models, "Vision"): its surface is what a reader sees.
+                s, e = c.spans[0]
+                first = tuple(analysis.stream.keys[s:e])
+                generic = first in analysis.vocab.ambiguous[c.vocab_id] and is_generic_key(
+                    first, background.df, background.keywords
+                )
         if generic and not (c.defined or c.introduced or c.named):
             p *= GENERIC_FACTOR
             if _has_narrower_wording(c, ranked):
                 p *= SPECIFIC_FACTOR  # "language models" where the paper says "large language models"
+        elif c.vocab_id in parents and not c.in_title:
+            p *= PARENT_FACTOR  # "reinforcement learning" beside RLHF
         c.score = round(RANKER_SCALE * p, 4)
     _demote_fragments(analysis, head, background, parse)
     if rest and head:
@@ -830,6 +903,82 @@ def _rerank(analysis: Analysis, ranker: Ranker, background: Background, parse: D
         for c in rest:
             c.score = round(floor * c.score / top_rest, 4)
     ranked.sort(key=lambda c: (-c.score, c.first, c.key))
+
+
+def _parents_with_narrower(analysis: Analysis, head: list[Candidate]) -> frozenset[str]:
+    """Broad vocabulary concepts of the paper (:data:`BROAD_PARENT`) that a narrower vocabulary
+    concept of the paper is at least as salient as (:meth:`Analysis.salience`).
+
+    Why: a broad parent next to its child ("reinforcement learning" beside RLHF, "information
+    retrieval" beside RAG) says less than the child, so it leaves the top 10 unless the title
+    names it (:func:`_rerank`). A parent the paper stresses more than any child stays: an
+    abstract on multi-armed bandits that also names contextual bandits once is about bandits.
+    """
+    found = [c for c in head if c.source == "vocabulary" and c.vocab_id]
+    if len(found) < 2:
+        return frozenset()
+    vocab = analysis.vocab
+    broad = {c.vocab_id for c in found if vocab.narrower_count(c.vocab_id) >= BROAD_PARENT}
+    if not broad:
+        return frozenset()
+    salience = {c.vocab_id: analysis.salience(c) for c in found}
+    parents: set[str] = set()
+    for c in found:
+        mine = salience[c.vocab_id]
+        parents.update(
+            a for a in vocab.ancestors(c.vocab_id) if a in broad and a != c.vocab_id and salience[a] <= mine
+        )
+    return frozenset(parents)
+
+
+# A parent is broad when this many vocabulary concepts are narrower than it (reinforcement
+# learning 63, large language models 36, transformers 15; imitation learning 5, blockchain 4):
+# only a broad parent leaves the top 10 beside its child. Demoting every parent cost 0.5-0.7
+# points of F1@10 on COLM 2024 and CoRL (authors list "imitation learning" beside "behavior
+# cloning"); broad ones only, about a third of that.
+BROAD_PARENT = 15
+PARENT_FACTOR = 0.035  # as a generic phrase beside its narrower wording (GENERIC x SPECIFIC)
+
+
+def spell_out_acronyms(name: str, vocab: Vocabulary, defined: set[str]) -> str:
+    """A discovered name with its well-known acronyms spelt out as the vocabulary names them:
+    "constrained RL" -> "constrained reinforcement learning", "LLM agents" -> "large language
+    model agents" (a spelt-out name before the head is singular).
+
+    Why: ids are built from the name (:func:`kg.ids.concept_id`), so the two spellings of one
+    concept in two papers get one id, one node. Only acronyms that resolve without support
+    (not :attr:`Vocabulary.ambiguous`) and that the paper does not define itself (``defined``,
+    keys of its acronym definitions, which are expanded from the paper's own words) change.
+    """
+    words = name.split(" ")
+    if len(words) < 2:
+        return name
+    changed = False
+    for i, word in enumerate(words):
+        if not is_acronym(word):
+            continue
+        key = "A:" + acronym_key(word)
+        cid = vocab.index.get((key,))
+        if cid is None or key in defined or (key,) in vocab.ambiguous.get(cid, ()):
+            continue
+        spelt = vocab.concepts[cid].name
+        if i < len(words) - 1:
+            head, _, last = spelt.rpartition(" ")
+            spelt = f"{head} {display_singular(last)}" if head else display_singular(last)
+        words[i] = spelt
+        changed = True
+    return " ".join(words) if changed else name
+
+
+def spells_concept(long_key: tuple[str, ...], cid: str, vocab: Vocabulary) -> bool:
+    """Whether an acronym's spelt-out form shares a content word with the vocabulary concept its
+    short form names ("mixture-of-expert layers (MoE)" does, "Monitoring Ethereum (MoE)" and
+    "evolving index structures (ES)" do not)."""
+    words = {w for w in long_key if w not in FUNCTION_WORDS and not w.startswith("A:")}
+    for key in vocab.surface_keys.get(cid, ()):
+        if not words.isdisjoint(key):
+            return True
+    return False
 
 
 def is_known_term(c: Candidate, background: Background) -> bool:
@@ -975,6 +1124,10 @@ class RankTerms:
                 generic,
             )
         return hit
+
+    def low_specificity(self, key: tuple[str, ...]) -> bool:
+        """:func:`~extractors.concepts.specificity.is_low_specificity` of a phrase."""
+        return _low_specificity(key, self.background)
 
     def probability(self, analysis: Analysis, c: Candidate) -> tuple[float, bool]:
         """(P(author keyword), generic) of one candidate: ``features`` + ``Ranker.probability``.
@@ -1416,15 +1569,50 @@ def _generic(c: Candidate, keys: Sequence[str], background: Background) -> bool:
     return False
 
 
+def _low_specificity(key: tuple[str, ...], background: Background) -> bool:
+    """:func:`~extractors.concepts.specificity.is_low_specificity` with the background's tables,
+    remembered per phrase (a pure function of the phrase, so the cache never changes a result)."""
+    if not background.general or len(key) < 2:
+        return False
+    cache = background.low_specificity
+    hit = cache.get(key)
+    if hit is None:
+        if len(cache) > STATIC_CACHE_LIMIT:
+            cache.clear()
+        hit = cache[key] = is_low_specificity(
+            key,
+            background.general,
+            background.df,
+            background.n_docs,
+            background.keywords,
+            background.affinity,
+        )
+    return hit
+
+
 def is_filler(key: tuple[str, ...], background: Background) -> bool:
-    """A discovered phrase that is no concept: evaluative or generic, a lone word authors never
-    choose as a keyword ("buyer", "recipe"), or a one-letter head ("truncated q")."""
+    """A discovered phrase that is no concept: evaluative or generic, a lone everyday word that
+    is no established keyword ("buyer", "recipe", "security"), or a one-letter head ("truncated
+    q"). (A phrase of everyday words, "security issue", stays a mention but scores low:
+    :func:`static_part`, :func:`_rerank`.)
+
+    A lone word counts when it is rare in general English ("blockchain", "phishing",
+    "locomotion") or an author keyword of :data:`SINGLE_MIN_KEYWORD` papers; without a
+    general-English table only the keyword rule applies.
+    """
     if len(key[-1]) < 2 or key[-1] in VERB_HEADS or (key[-1].endswith("ed") and len(key[-1]) > 4):
         return True  # "truncated q", "agents lack", "LLM-based", "fine-tuned"
     if not QUANTIFIERS.isdisjoint(key):
         return True  # "actions several steps"
-    if len(key) == 1 and not key[0].startswith("A:") and background.keywords.get(key, 0) < SINGLE_MIN_KEYWORD:
-        return True
+    general = background.general
+    if len(key) == 1:
+        word = key[0]
+        if (
+            not word.startswith("A:")
+            and background.keywords.get(key, 0) < SINGLE_MIN_KEYWORD
+            and not (general and is_specific_word(word, general))
+        ):
+            return True
     return is_generic_key(key, background.df, background.keywords)
 
 
@@ -1439,7 +1627,7 @@ FRAGMENT_CHECKS = 10
 # Fast mode's fragment model (extractors/data/fragment_model.json);
 # scripts/train_fragment_model.py turns it off to collect the candidates it is trained on.
 FRAGMENT_MODEL_ENABLED = True
-# A lone word is a keyphrase only if NeurIPS 2023 authors chose it this often.
+# A lone everyday word is a keyphrase only if authors chose it as a keyword this often.
 SINGLE_MIN_KEYWORD = 2
 # Verbs the word-class lexicon reads as nouns; a phrase never ends on them ("agents lack").
 VERB_HEADS = frozenset(
@@ -1508,6 +1696,8 @@ def static_part(key: tuple[str, ...], background: Background) -> float:
             static.clear()
         junk = is_junk(key) or is_vacuous(key, background.lexicon.word_class) or is_filler(key, background)
         part = static[key] = -1.0 if junk else _static_score(key, background)
+    if part > 0 and _low_specificity(key, background):
+        part *= GENERIC_FACTOR  # "security issue", "user input": everyday words
     return part
 
 

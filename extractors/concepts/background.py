@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from extractors.concepts.specificity import DEFAULT_GENERAL_ENGLISH, keyword_affinity, load_general_english
 from extractors.concepts.tokens import Lexicon
 from kg.errors import ExtractionError
 
@@ -68,6 +69,13 @@ class Background:
     gerund_pairs: frozenset[tuple[str, str]] = frozenset()
     # Adjectives that are author keywords on their own ("multimodal", "Bayesian").
     adjective_keywords: frozenset[str] = frozenset()
+    # Zipf frequency of words in general English (extractors/concepts/specificity.py); empty
+    # means "unknown", and then no phrase is judged by it.
+    general: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+    # Keyword uses per abstract of each word (extractors/concepts/specificity.keyword_affinity).
+    affinity: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+    # Per-phrase low-specificity verdicts (extractors.concepts.analysis._low_specificity), lazily.
+    low_specificity: dict[tuple[str, ...], bool] = field(default_factory=dict, repr=False, compare=False)
     # Per-phrase part of the concept score (or -1.0 for junk), filled lazily by the analysis.
     static_scores: dict[tuple[str, ...], float] = field(default_factory=dict, repr=False, compare=False)
 
@@ -116,8 +124,8 @@ def _gerund_pairs(
 
 
 @lru_cache(maxsize=2)
-def load_background(path: Path = DEFAULT_BACKGROUND) -> Background:
-    """The shipped background statistics, read once per process."""
+def load_background(path: Path = DEFAULT_BACKGROUND, general: Path = DEFAULT_GENERAL_ENGLISH) -> Background:
+    """The shipped background statistics and general-English word table, read once per process."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as e:
@@ -131,6 +139,8 @@ def load_background(path: Path = DEFAULT_BACKGROUND) -> Background:
         k for k, v in keywords.items() if v >= 2 and len(k) >= 3 and any(w in FUNCTION_WORDS for w in k[1:-1])
     )
     return Background(
+        general=load_general_english(general),
+        affinity=keyword_affinity(keywords, df_table),
         n_docs=int(data.get("n_docs", 1)),
         df=df_table,
         keywords=keywords,

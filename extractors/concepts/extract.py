@@ -200,16 +200,21 @@ _rel = trusted_relationship  # a relationship built without re-validation, like 
 ABOUT_TOP_RANK = 7  # a concept outside the paper's best 7 is about it only from its title or a definition
 
 
-def is_about(c: Candidate, salience: float, rank: int) -> bool:
+def is_about(c: Candidate, salience: float, rank: int, aside: bool = False) -> bool:
     """Whether the paper is about a concept, not just mentioning it (``MENTIONS.about``).
 
     Salience at least ``ABOUT_THRESHOLD`` and, unless the title names it or the paper defines
-    or introduces it, a place among the paper's best :data:`ABOUT_TOP_RANK` concepts: tools a
-    paper uses ("we train the SVM with an imitation learning framework") rank below its topic.
+    or introduces it, a place among the paper's best :data:`ABOUT_TOP_RANK` concepts and at
+    least one mention that is not an ``aside`` (an auxiliary loss, a regulariser, a baseline:
+    :meth:`~extractors.concepts.analysis.Analysis.aside`): tools a paper uses ("we train the
+    SVM with an imitation learning framework", "an auxiliary contrastive loss") and what it
+    compares against rank below its topic.
     """
     if salience < ABOUT_THRESHOLD:
         return False
-    return rank < ABOUT_TOP_RANK or c.in_title or c.defined or c.introduced
+    if c.in_title or c.defined or c.introduced:
+        return True
+    return rank < ABOUT_TOP_RANK and not aside
 
 
 def is_provisional(c: Candidate) -> bool:
@@ -341,7 +346,7 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
                     "evidence": _evidence(analysis, c),
                     "surface": c.surface,
                     "salience": (salience := analysis.salience(c)),
-                    "about": is_about(c, salience, rank),
+                    "about": salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c)),
                 },
             )
         )

@@ -129,6 +129,7 @@ class Vocabulary:
     # Graph objects of curated concepts (identical for every paper), built once; treat as immutable.
     graph_cache: dict[str, tuple[Node, list[Relationship]]] = field(default_factory=dict, repr=False)
     ancestor_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    narrower_counts: dict[str, int] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_entries(
@@ -219,6 +220,16 @@ class Vocabulary:
                 frontier.extend(self.concepts[nxt].broader)
         self.ancestor_cache[cid] = seen
         return seen
+
+    def narrower_count(self, cid: str) -> int:
+        """How many concepts are narrower than ``cid``, transitively (computed once for all)."""
+        if not self.narrower_counts:
+            counts = dict.fromkeys(self.concepts, 0)
+            for other in self.concepts:
+                for a in self.ancestors(other):
+                    counts[a] += 1
+            self.narrower_counts.update(counts)
+        return self.narrower_counts.get(cid, 0)
 
     def lookup(self, tokenizer: Tokenizer, text: str) -> VocabConcept | None:
         """The concept a name or alias denotes, if any."""

@@ -297,7 +297,8 @@ def test_accurate_mode_keeps_phrases_cut_out_of_longer_ones_out_of_the_top_10(
     assert "global optimality" in top
     monkeypatch.setattr(analysis, "FRAGMENT_FACTOR", 1.0)  # the rule off: they were there
     before = record_keyphrases(record(accurate, abstract, title=title))[:10]
-    assert "deep linear" in before and "squared error" in before
+    # ("deep linear" is also made of everyday words, so low specificity keeps it down as well)
+    assert "squared error" in before
 
 
 def test_fast_mode_demotes_what_its_fragment_model_reads_as_cut_out(
@@ -321,9 +322,18 @@ def test_fast_mode_demotes_what_its_fragment_model_reads_as_cut_out(
     off = scores()
     assert off["created ReHeAT"] > off["autonomous agent"]  # the model off: above a real concept
     assert on["created ReHeAT"] < on["autonomous agent"]
-    for fragment in ("created ReHeAT", "transform LLM", "heuristic AI testing"):
+    # ("transform LLMs" is named with its acronym spelt out, as every discovered name is)
+    for fragment in (
+        "created ReHeAT",
+        "transform large language models",
+        "heuristic artificial intelligence testing",
+    ):
         assert on[fragment] == pytest.approx(off[fragment] * analysis.FRAGMENT_FACTOR, abs=1e-3), fragment
-    for whole in ("ReHeAT", "autonomous agent", "representativeness heuristic AI testing"):
+    for whole in (
+        "ReHeAT",
+        "autonomous agent",
+        "representativeness heuristic artificial intelligence testing",
+    ):
         assert on[whole] == off[whole], whole
 
 
