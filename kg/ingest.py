@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from kg.author_ingest import Collected, Prepared, apply_people, prepare
+from kg.author_resolution import Resolution
 from kg.authors_report import AuthorIdentityStats
 from kg.collector import collector_relaxed
 from kg.extract_pool import Built, Extractor
@@ -33,6 +35,7 @@ class IngestReport:
     problems: list[ReadProblem] = field(default_factory=list)
     seconds: float = 0.0
     authors: AuthorIdentityStats = field(default_factory=AuthorIdentityStats)
+    resolution: Prepared | None = None
 
     @property
     def skipped(self) -> int:
@@ -102,6 +105,7 @@ def ingest(
     progress: Progress | None = None,
     on_batch: Callable[[int], None] | None = None,
     write_size: int | None = None,
+    resolve_authors: bool = True,
 ) -> IngestReport:
     """Ingest files and folders; a bad file or record is reported and skipped, never fatal.
 
@@ -112,6 +116,10 @@ def ingest(
     after each write. Batch boundaries do not change the graph (the store contract), so
     neither does ``write_size``; it trades the papers an interrupted ingest must redo, and how
     long other writers wait for the lock, against the cost per paper of a transaction.
+
+    ``resolve_authors`` (default): author slots are resolved into people first
+    (:mod:`kg.author_ingest`); ``False`` keys each slot by its own id or name, as before
+    (``bench/author_identity.py`` measures the difference).
     """
     report = IngestReport()
     t0 = time.perf_counter()
@@ -131,8 +139,12 @@ def ingest(
         if on_batch is not None:
             on_batch(len(records))
 
+    resolution: Resolution | None = None
+
     def write(built: Built) -> None:
         records, problems = built
+        if resolution is not None:
+            records = [apply_people(r, resolution) for r in records]
         report.problems.extend(problems)
         group.extend(records)
         if write_size is None or len(group) >= write_size:
@@ -141,10 +153,19 @@ def ingest(
             progress.update(str(current["file"]), int(current["index"]), len(files), report.read)
 
     with collector_relaxed():  # the writer's heap: see kg.collector
+        # Who each author is depends on every slot of the name (kg.author_ingest): read all
+        # files, resolve, then extract and write.
+        results = [read_file(path) for path in files]
+        collected = Collected()
+        for result in results:
+            collected.add(result.papers)
+        if resolve_authors:
+            prepared = prepare(store, collected)
+            report.resolution = prepared
+            resolution = prepared.resolution
         try:
-            for i, path in enumerate(files, start=1):
+            for i, (path, result) in enumerate(zip(files, results, strict=True), start=1):
                 current["file"], current["index"] = str(path), i - 1
-                result = read_file(path)
                 report.authors.add(result.papers)
                 report.files += 1
                 report.read += len(result.papers)

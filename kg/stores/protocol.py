@@ -29,6 +29,7 @@ from kg.models import (
     Label,
     Node,
     PaperRecord,
+    Properties,
     Relationship,
     RelType,
     StoreCounts,
@@ -77,6 +78,30 @@ class PairEdge(NamedTuple):
     source: str
     target: str
     weight: int
+
+
+class StoredSlot(NamedTuple):
+    """One stored author slot (an ``AUTHORED`` edge) with what author resolution compares.
+
+    ``props``: the edge's properties (``position`` and the slot as printed: ``name``,
+    ``nickname``, ``externalIds``, ``affiliations``); ``coauthors``: ``(position, name)`` of the
+    paper's other authors.
+    """
+
+    author: str
+    paper: str
+    props: Properties
+    year: int | None
+    venue: str | None
+    coauthors: tuple[tuple[int, str], ...]
+
+
+class AuthorMove(NamedTuple):
+    """Re-point one ``AUTHORED`` edge of ``paper`` from Author ``old`` to Author ``new``."""
+
+    paper: str
+    old: str
+    new: str
 
 
 @dataclass(frozen=True)
@@ -198,6 +223,18 @@ class GraphStore(Protocol):
 
     def clear(self) -> None:
         """Delete everything (tests and ``kg reset``)."""
+        ...
+
+    def author_slots(self, name_keys: Sequence[str]) -> list[StoredSlot]:
+        """Every ``AUTHORED`` slot of the Authors any of these folded names (:func:`kg.ids.fold`)
+        finds, sorted by (author, paper): what :mod:`kg.author_ingest` re-resolves."""
+        ...
+
+    def reassign_authors(self, moves: Sequence[AuthorMove], nodes: dict[str, Properties]) -> None:
+        """One transaction: set each Author of ``nodes`` to exactly these properties (created
+        when missing), move each ``AUTHORED`` edge of ``moves`` (properties kept; merged into an
+        edge the new Author has already), delete the Authors left without papers, and adjust
+        the derived ``COAUTHOR`` pairs of the moved papers. A no-op changes nothing."""
         ...
 
     def close(self) -> None:
