@@ -40,8 +40,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from kg.collector import collector_paused
 from kg.ids import AUTHOR_ID_KINDS, author_id, external_author_id
-from kg.merge import merge_all
+from kg.merge import merge_all, normalize_properties
 from kg.models import Properties
 
 PROFILE = "openreview"
@@ -79,14 +80,12 @@ class Slot:
     ordinal: int = 0  # two authors of one name on one paper (two people with two ids) are 0 and 1
     affiliations: frozenset[str] = frozenset()  # folded institutions (paperlists ``aff``)
     group: str = ""  # :func:`name_key` of ``name`` (filled in when not given)
+    key: SlotKey = field(default=("", "", 0), compare=False)  # (paper, group, ordinal), filled in
 
     def __post_init__(self) -> None:
         if not self.group:
             object.__setattr__(self, "group", name_key(self.name))
-
-    @property
-    def key(self) -> SlotKey:
-        return (self.paper, self.group, self.ordinal)
+        object.__setattr__(self, "key", (self.paper, self.group, self.ordinal))
 
     def properties(self) -> Properties:
         """The Author properties this slot contributes (what ``kg.authors.v1`` writes)."""
@@ -372,14 +371,19 @@ def _join(clusters: list[_Entity], idless: list[Slot]) -> tuple[list[_Entity], l
     pending = [s for s in idless if s.group in by_name]
     unclaimed = [s for s in idless if s.group not in by_name]
     split: dict[SlotKey, bool] = {}
+    dirty: set[str] | None = None  # names whose entities changed last round (None: all)
     for _ in range(MAX_ROUNDS):
         weak_moves = []
         for w in pending_weak:
+            if dirty is not None and w.names.isdisjoint(dirty):
+                continue  # nothing it would be compared with changed: same decision as before
             targets, rule, shared = _weak_targets(w, by_name)
             for target in targets:
                 weak_moves.append((w.label(), target.label(), w, target, rule, shared))
         slot_moves = []
         for s in pending:
+            if dirty is not None and s.group not in dirty:
+                continue
             venues = {(s.venue, s.year)} if s.venue else set()
             claimed, rule, shared, is_split = _decide(
                 by_name[s.group], s.coauthors, {s.group}, venues, s.affiliations
@@ -389,6 +393,7 @@ def _join(clusters: list[_Entity], idless: list[Slot]) -> tuple[list[_Entity], l
                 slot_moves.append((s, claimed, rule, shared))
         if not weak_moves and not slot_moves:
             break
+        dirty = set()
         for w_label, x_label, w, x, rule, shared in sorted(weak_moves, key=lambda m: (m[0], m[1])):
             a, b = find(w), find(x)
             if a is b or _conflict(a, b) or _two_profiles(a, b):
@@ -397,6 +402,7 @@ def _join(clusters: list[_Entity], idless: list[Slot]) -> tuple[list[_Entity], l
             why = f"shared {rule} {_shown(shared)}" if shared else f"same {rule}"
             keep.evidence.append(f"{w_label} joined {x_label}: same name, {why}")
             keep.absorb(drop)
+            dirty.update(keep.names)
             rep[id(drop)] = keep
             del alive[id(drop)]
             for n in drop.names:
@@ -406,6 +412,7 @@ def _join(clusters: list[_Entity], idless: list[Slot]) -> tuple[list[_Entity], l
         for s, e, rule, shared in slot_moves:
             target = find(e)
             target.add(s)
+            dirty.update(target.names)
             joins.note(target, rule, s, shared)
         moved = {s.key for s, *_ in slot_moves}
         pending_weak = [
@@ -423,7 +430,26 @@ def _join(clusters: list[_Entity], idless: list[Slot]) -> tuple[list[_Entity], l
 
 
 def resolve(slots: Iterable[Slot]) -> Resolution:
-    """The people of ``slots`` (see the module docstring); any order of ``slots`` gives the same."""
+    """The people of ``slots`` (see the module docstring); any order of ``slots`` gives the same.
+
+    The cyclic collector is paused meanwhile: the clusters are hundreds of thousands of small
+    objects that all live to the end, and collections scanning them were a third of the time.
+    """
+    with collector_paused():
+        return _resolve(slots)
+
+
+def _properties(slots: list[Slot]) -> Properties:
+    """The merged Author properties of these slots (each distinct slot map merged once)."""
+    maps: dict[tuple[str, str | None, tuple[str, ...]], Properties] = {}
+    for s in slots:
+        maps.setdefault((s.name, s.nickname, s.keys), s.properties())
+    if len(maps) == 1:  # normalize_properties(p) == merge_properties({}, p), without the ranking
+        return normalize_properties(next(iter(maps.values())))
+    return merge_all(maps[k] for k in sorted(maps, key=lambda k: (k[0], k[1] or "", k[2])))
+
+
+def _resolve(slots: Iterable[Slot]) -> Resolution:
     unique = _dedupe(slots)
     entities, left, kept = _join(
         _id_clusters([s for s in unique if s.keys]), [s for s in unique if not s.keys]
@@ -442,7 +468,7 @@ def resolve(slots: Iterable[Slot]) -> Resolution:
         if pid in out.people:  # cannot happen by construction; joined rather than lost if it did
             raise AssertionError(f"two people resolved to {pid}")
         slots_sorted = sorted(e.slots, key=lambda s: s.key)
-        props = merge_all(s.properties() for s in slots_sorted)
+        props = _properties(slots_sorted)
         if e.evidence:
             props[EVIDENCE] = sorted(set(e.evidence))
         out.people[pid] = Person(pid, slots_sorted, props)
