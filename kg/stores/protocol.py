@@ -265,6 +265,11 @@ class ReadStore(GraphStore, Protocol):
         id after the first (which is ``concept_id`` itself, when it exists)."""
         ...
 
+    def authors_named(self, key: str, limit: int) -> list[str]:
+        """Every Author one :func:`kg.names.author_query_key` key finds (namesakes: several
+        people of one name), most papers first, then by id; at most ``limit``."""
+        ...
+
     def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
         """For each folded author name key, the author it names (smallest id on ties), or ``None``."""
         ...

@@ -237,3 +237,47 @@ def test_resolution_is_a_function_of_the_set_of_slots() -> None:
         "p4": "author:openreview:~Ada_Lovelace2",
         "p5": "author:ada-lovelace",  # co-authors of both profiles: split, kept apart
     }
+
+
+def test_api_shows_people_namesakes_ids_and_evidence(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    """Through HTTP on both stores: ``author(name:)`` is the person with most papers, the others
+    are ``namesakes``; ids are accepted wherever a name is."""
+    import httpx
+
+    from api.app import create_app
+    from kg.config import Settings
+    from tests.api.conftest import post, serve
+
+    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    with serve(create_app(Settings(), store=store)) as server, httpx.Client(base_url=server.url) as client:
+        fields = "id name paperCount aliases externalIds mergeEvidence namesakes { id paperCount }"
+        body = post(client, f'{{ author(name: "jian ZHANG") {{ {fields} }} }}')
+        top = body["data"]["author"]
+        people = [top, *top["namesakes"]]
+        assert {p["id"] for p in people} == {ZHANG1, ZHANG3, ZHANG_BY_NAME}
+        assert top["paperCount"] == max(p["paperCount"] for p in people)
+        ada = post(client, f'{{ author(name: "Ada Lovelace") {{ {fields} }} }}')["data"]["author"]
+        assert ada["id"] == ADA and ada["paperCount"] == 4 and ada["namesakes"] == []
+        assert "openreview:~Ada_Lovelace1" in ada["externalIds"]
+        assert any("shared co-authors" in e for e in ada["mergeEvidence"])
+        by_id = post(client, f'{{ author(name: "{ZHANG1}") {{ id }} }}')["data"]["author"]
+        assert by_id == {"id": ZHANG1}
+        papers = post(
+            client,
+            "query($a: String) { papers(where: {author: $a}) { totalCount edges { node { title } } } }",
+            {"a": ZHANG3},
+        )["data"]["papers"]
+        assert papers["totalCount"] == 2
+        network = post(
+            client, "query($a: String!) { coauthorNetwork(author: $a) { nodes { id } } }", {"a": ZHANG1}
+        )["data"]["coauthorNetwork"]
+        assert {n["id"] for n in network["nodes"]} == {ZHANG1, "author:openreview:~Banghua_Zhu1"}
+        path = post(
+            client,
+            "query($a: String!, $b: String!) "
+            "{ collaborationPath(from: $a, to: $b) { length authors { id } } }",
+            {"a": ADA, "b": "Charles Babbage"},
+        )["data"]["collaborationPath"]
+        assert path == {"length": 1, "authors": [{"id": ADA}, {"id": BABBAGE}]}
