@@ -23,7 +23,7 @@ from kg.author_resolution import Slot, resolve
 from kg.ingest import ingest
 from kg.models import Graph
 from kg.pipeline import Pipeline
-from kg.stores.protocol import GraphStore
+from kg.stores.protocol import GraphStore, ReadStore
 
 ADA = "author:openreview:~Ada_Lovelace1"
 BABBAGE = "author:openreview:~Charles_Babbage1"
