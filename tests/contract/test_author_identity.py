@@ -240,7 +240,7 @@ def test_resolution_is_a_function_of_the_set_of_slots() -> None:
 
 
 def test_api_shows_people_namesakes_ids_and_evidence(
-    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+    store: ReadStore, pipeline: Pipeline, tmp_path: Path
 ) -> None:
     """Through HTTP on both stores: ``author(name:)`` is the person with most papers, the others
     are ``namesakes``; ids are accepted wherever a name is."""
