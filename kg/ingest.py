@@ -60,7 +60,14 @@ class IngestReport:
             + (f", {self.repaired} repaired" if self.repaired else "")
         ]
         out += [f"  {p.severity} {p}" for p in self.problems]
-        out += self.authors.lines()
+        if self.resolution is not None:
+            r = self.resolution
+            slots = sum(len(p.slots) for p in r.resolution.people.values())
+            out.append(
+                f"  authors: {slots:,} author slot(s) resolved into {len(r.resolution.people):,} people in "
+                f"{r.seconds:.1f} s ({r.stored_slots:,} stored slot(s) re-resolved, {r.moved:,} moved)"
+            )
+        out += self.authors.lines(set(self.resolution.resolution.people) if self.resolution else None)
         return out
 
 
