@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
+        "--curations", type=Path, help="curations file to apply (default: DATA_DIR/curations.jsonl)"
+    )
+    p.add_argument(
         "--bulk",
         action="store_true",
         help="neo4j only: first load into an EMPTY database with neo4j-admin import "
@@ -124,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_store_flags(p)
 
+    from api.curate_cli import add_parser as add_curate_parser
+
+    add_curate_parser(sub, _add_store_flags)
+
     p = sub.add_parser("eval-concepts", help="score concept extraction against author keywords")
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p.add_argument("--limit", type=int, default=None, help="first N papers by id")
@@ -133,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from api.curate_cli import curations_path
+    from kg.curations import load as load_curations
     from kg.extract_pool import default_jobs
     from kg.ingest import Progress, ingest
     from kg.nlp import load_nlp
@@ -162,6 +171,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             jobs=jobs,
             progress=progress,
             write_size=write_size(settings),
+            curations=load_curations(curations_path(args, settings)),
         )
     finally:
         store.close()
@@ -274,7 +284,14 @@ def cmd_eval_concepts(args: argparse.Namespace) -> int:
     return run_eval_concepts(args.file, limit=args.limit, mode=args.mode, yake=not args.no_yake)
 
 
+def cmd_curate(args: argparse.Namespace) -> int:
+    from api.curate_cli import run
+
+    return run(args, _settings(args), _open_store, _out)
+
+
 COMMANDS = {
+    "curate": cmd_curate,
     "ingest": cmd_ingest,
     "stats": cmd_stats,
     "export": cmd_export,

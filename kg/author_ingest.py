@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kg.author_resolution import Resolution, Slot, name_key, resolve
+from kg.curations import Curation
+from kg.curations import apply as apply_curations
 from kg.ids import author_node_id, fold, paper_id, split_nickname
 from kg.models import Node, PaperRecord, Properties, RawPaper, Relationship, trusted_node, trusted_record
 from kg.stores.protocol import AuthorMove, GraphStore, StoredSlot
@@ -117,14 +119,14 @@ class Prepared:
     seconds: float = 0.0
 
 
-def prepare(store: GraphStore, collected: Collected) -> Prepared:
-    """Resolve the ingest's slots with the stored slots of the same names, and re-point the
-    stored ones whose person changed (before any record is written, so every write already
-    goes to the final people)."""
+def prepare(store: GraphStore, collected: Collected, curations: Sequence[Curation] = ()) -> Prepared:
+    """Resolve the ingest's slots with the stored slots of the same names, apply the user's
+    curations (:mod:`kg.curations`), and re-point the stored slots whose person changed (before
+    any record is written, so every write already goes to the final people)."""
     t0 = time.perf_counter()
     rows = store.author_slots(sorted(collected.names)) if collected.names else []
     stored = [(row, stored_slot(row)) for row in rows if row.props.get("name")]
-    resolution = resolve_collected(collected, [s for _, s in stored])
+    resolution = apply_curations(resolve_collected(collected, [s for _, s in stored]), curations)
     moves = [
         AuthorMove(row.paper, row.author, person)
         for row, slot in stored

@@ -449,6 +449,15 @@ def _properties(slots: list[Slot]) -> Properties:
     return merge_all(maps[k] for k in sorted(maps, key=lambda k: (k[0], k[1] or "", k[2])))
 
 
+def person_properties(slots: list[Slot], evidence: Iterable[str]) -> Properties:
+    """A person's Author properties: its slots' merged, and its evidence as a sorted set."""
+    props = _properties(slots)
+    lines = sorted(set(evidence))
+    if lines:
+        props[EVIDENCE] = lines
+    return props
+
+
 def _resolve(slots: Iterable[Slot]) -> Resolution:
     unique = _dedupe(slots)
     entities, left, kept = _join(
@@ -468,9 +477,7 @@ def _resolve(slots: Iterable[Slot]) -> Resolution:
         if pid in out.people:  # cannot happen by construction; joined rather than lost if it did
             raise AssertionError(f"two people resolved to {pid}")
         slots_sorted = sorted(e.slots, key=lambda s: s.key)
-        props = _properties(slots_sorted)
-        if e.evidence:
-            props[EVIDENCE] = sorted(set(e.evidence))
+        props = person_properties(slots_sorted, e.evidence)
         out.people[pid] = Person(pid, slots_sorted, props)
         for s in slots_sorted:
             out.person_of[s.key] = pid

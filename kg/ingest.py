@@ -13,6 +13,7 @@ from kg.author_ingest import Collected, Prepared, apply_people, prepare
 from kg.author_resolution import Resolution
 from kg.authors_report import AuthorIdentityStats
 from kg.collector import collector_relaxed
+from kg.curations import Curation
 from kg.extract_pool import Built, Extractor
 from kg.models import PaperRecord, RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
@@ -113,6 +114,7 @@ def ingest(
     on_batch: Callable[[int], None] | None = None,
     write_size: int | None = None,
     resolve_authors: bool = True,
+    curations: Sequence[Curation] = (),
 ) -> IngestReport:
     """Ingest files and folders; a bad file or record is reported and skipped, never fatal.
 
@@ -126,7 +128,8 @@ def ingest(
 
     ``resolve_authors`` (default): author slots are resolved into people first
     (:mod:`kg.author_ingest`); ``False`` keys each slot by its own id or name, as before
-    (``bench/author_identity.py`` measures the difference).
+    (``bench/author_identity.py`` measures the difference). ``curations``: the user's recorded
+    decisions (:mod:`kg.curations`), applied to the resolution.
     """
     report = IngestReport()
     t0 = time.perf_counter()
@@ -167,7 +170,7 @@ def ingest(
         for result in results:
             collected.add(result.papers)
         if resolve_authors:
-            prepared = prepare(store, collected)
+            prepared = prepare(store, collected, curations)
             report.resolution = prepared
             resolution = prepared.resolution
         try:

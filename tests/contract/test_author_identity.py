@@ -281,3 +281,71 @@ def test_api_shows_people_namesakes_ids_and_evidence(
             {"a": ADA, "b": "Charles Babbage"},
         )["data"]["collaborationPath"]
         assert path == {"length": 1, "authors": [{"id": ADA}, {"id": BABBAGE}]}
+
+
+def _paper_id(graph: Graph, title: str) -> str:
+    return next(n.id for n in graph.nodes if n.label == "Paper" and n.properties.get("title") == title)
+
+
+def test_curations_apply_at_once_and_survive_a_rebuild_in_another_order(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    from api.curate_cli import apply_now
+    from kg.curations import Curation, load, record, split_id
+
+    paths = _write(tmp_path / "in")
+    ingest(paths, store, pipeline, jobs=1)
+    denoising = _paper_id(store.export(), "Image denoising with point priors")
+    file = tmp_path / "curations.jsonl"
+    decisions = [
+        Curation("merge-authors", (ZHANG1, ZHANG_BY_NAME)),
+        Curation("split-author", (ZHANG3,), (denoising,)),
+        Curation("rename-author", (ADA,), name="Augusta Ada King"),
+    ]
+    for c in decisions:
+        apply_now(store, c, [*load(file), c])
+        record(file, c)
+    curated = store.export()
+    authors = _authors(curated)
+    assert authors[ZHANG1] == {
+        "Starling preference data",
+        "Preference models meet point clouds",
+        "Adaptive soft thresholding",
+    }
+    assert ZHANG_BY_NAME not in authors  # merged away: its node is gone
+    assert authors[ZHANG3] == {"Cross attention for point clouds"}
+    assert authors[split_id(ZHANG3, [denoising])] == {"Image denoising with point priors"}
+    ada = _props(curated, ADA)
+    assert ada["name"] == "Augusta Ada King" and "Ada Lovelace" in ada["aliases"]
+    assert f"curated: {ZHANG_BY_NAME} merged into {ZHANG1}" in _props(curated, ZHANG1)["mergeEvidence"]
+    assert [c.describe() for c in load(file)] == [c.describe() for c in decisions]
+    store.clear()
+    for path in paths[::-1]:  # a fresh store, one file per ingest, in reverse: the same graph
+        ingest([path], store, pipeline, jobs=1, curations=load(file))
+    assert store.export() == curated
+
+
+def test_kg_curate_records_lists_and_refuses_unknown_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from api.cli import main
+
+    data = tmp_path / "kg"
+    paths = _write(tmp_path / "in")
+    assert main(["ingest", "--no-progress", "--jobs", "1", "--data-dir", str(data), *map(str, paths)]) == 0
+    capsys.readouterr()
+    assert main(["curate", "merge-authors", ZHANG1, ZHANG_BY_NAME, "--data-dir", str(data)]) == 0
+    assert "recorded in" in capsys.readouterr().out
+    assert (data / "curations.jsonl").read_text(encoding="utf-8") == (
+        '{"verb": "merge-authors", "ids": ["' + ZHANG1 + '", "' + ZHANG_BY_NAME + '"]}\n'
+    )
+    assert main(["curate", "rename-author", "author:nobody", "X", "--data-dir", str(data)]) == 2
+    assert "no Author 'author:nobody' in the store" in capsys.readouterr().err
+    assert main(["curate", "list", "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"1. merge-authors {ZHANG1} {ZHANG_BY_NAME}",
+        f"1 decision(s) in {data / 'curations.jsonl'}",
+    ]
+    (data / "curations.jsonl").write_text('{"verb": "merge-authors", "ids": ["a"]}\n', encoding="utf-8")
+    assert main(["ingest", "--no-progress", "--data-dir", str(data), str(paths[0])]) == 2
+    assert "curations.jsonl:1: merge-authors needs two or more different ids" in capsys.readouterr().err
