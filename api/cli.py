@@ -146,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="records read per file, 0 = no limit (KG_MAX_RECORDS_PER_FILE, 100000)",
     )
     p.add_argument(
+        "--curations", type=Path, help="curations file to apply (default: DATA_DIR/curations.jsonl)"
+    )
+    p.add_argument(
         "--bulk",
         action="store_true",
         help="neo4j only: first load into an EMPTY database with neo4j-admin import "
@@ -192,6 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="check the embedded store file in full (exit 2 when damaged)")
     _add_store_flags(p)
 
+    from api.curate_cli import add_parser as add_curate_parser
+
+    add_curate_parser(sub, _add_store_flags)
+
     p = sub.add_parser("eval-concepts", help="score concept extraction against author keywords")
     p.add_argument("file", type=Path, metavar="FILE.jsonl")
     p.add_argument("--limit", type=int, default=None, help="first N papers by id")
@@ -201,6 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from api.curate_cli import curations_path
+    from kg.curations import load as load_curations
     from kg.extract_pool import default_jobs
     from kg.ingest import Progress, ingest
     from kg.nlp import load_nlp
@@ -233,6 +242,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             write_size=write_size(settings),
             max_files=settings.max_files,
             max_records_per_file=settings.max_records_per_file,
+            curations=load_curations(curations_path(args, settings)),
         )
     finally:
         store.close()
@@ -430,7 +440,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if ok else 2
 
 
+def cmd_curate(args: argparse.Namespace) -> int:
+    from api.curate_cli import run
+
+    return run(args, _settings(args), _open_store, _out)
+
+
 COMMANDS = {
+    "curate": cmd_curate,
     "ingest": cmd_ingest,
     "stats": cmd_stats,
     "export": cmd_export,

@@ -86,7 +86,10 @@ class PaperFilterInput:
     concept: str | None = strawberry.field(
         default=None, description="A concept name, alias, plural or acronym; narrower concepts included."
     )
-    author: str | None = None
+    author: str | None = strawberry.field(
+        default=None,
+        description="An author id, or a name: the person with that name with the most papers.",
+    )
     text: str | None = strawberry.field(default=None, description="Full-text query; results by relevance.")
     include_mentions: bool | None = strawberry.field(
         default=False, description="With `concept`: also papers that only mention it in passing."
@@ -179,7 +182,8 @@ class Query:
         return make_connection([Concept.from_domain(c) for c in nodes], start, total)
 
     @strawberry.field(
-        description="An author by name (any case or accents, nickname optional); null if unknown."
+        description="An author by id, or by name (any case or accents, nickname optional): of several "
+        "people with that name, the one with the most papers (see `namesakes`); null if unknown."
     )
     async def author(self, info: Info, name: str) -> Author | None:
         node = await info.context.call(info.context.service.resolve_author, name)
@@ -212,7 +216,8 @@ class Query:
         return [Topic.from_domain(t) for t in nodes]
 
     @strawberry.field(
-        description="An author's co-authorship network, `depth` hops (≤ 3), `maxNodes` (≤ 1000)."
+        description="An author's co-authorship network, `depth` hops (≤ 3), `maxNodes` (≤ 1000); "
+        "`author` is an id or a name (the person with that name with the most papers)."
     )
     async def coauthor_network(
         self, info: Info, author: str, depth: int | None = 1, max_nodes: int | None = 200
@@ -245,8 +250,8 @@ class Query:
     async def collaboration_path(
         self,
         info: Info,
-        from_: Annotated[str, strawberry.argument(name="from", description="An author name.")],
-        to: Annotated[str, strawberry.argument(description="An author name.")],
+        from_: Annotated[str, strawberry.argument(name="from", description="An author id or name.")],
+        to: Annotated[str, strawberry.argument(description="An author id or name.")],
     ) -> CollaborationPath | None:
         nodes = await info.context.compute(info.context.service.collaboration_path, from_, to)
         if nodes is None:

@@ -472,6 +472,29 @@ class Author:
 
         return info.context.coauthors.get(self.id, convert)
 
+    @strawberry.field(description="Other spellings of the name seen in the listings.")
+    def aliases(self) -> list[str]:
+        return _list(self.node, "aliases")
+
+    @strawberry.field(
+        description="Every external id of this person: OpenReview profiles (openreview:~Ada_Lovelace1), "
+        "ORCID, DBLP, ACL Anthology, IEEE, old OpenReview emails (hashed: email:…)."
+    )
+    def external_ids(self) -> list[str]:
+        return _list(self.node, "externalIds")
+
+    @strawberry.field(
+        description="Why author slots were joined into this person (which rule, which shared co-authors), "
+        "or kept apart."
+    )
+    def merge_evidence(self) -> list[str]:
+        return _list(self.node, "mergeEvidence")
+
+    @strawberry.field(description="Other people with the same name, most papers first.")
+    async def namesakes(self, info: Info) -> list[Author]:
+        nodes = await info.context.call(info.context.service.author_namesakes, self.node)
+        return [Author.from_domain(n) for n in nodes]
+
 
 @strawberry.type(description="A co-author and the number of papers written together.")
 class Coauthor:

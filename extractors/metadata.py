@@ -71,9 +71,13 @@ def extract_authors(x: ExtractInput) -> Parts:
         if keys:
             props["externalIds"] = sorted(keys)
         parts.nodes.append(Node(id=aid, label="Author", properties=props))
-        parts.relationships.append(
-            Relationship(type="AUTHORED", start=aid, end=x.paper_id, properties={"position": position})
-        )
+        # The edge keeps the slot as printed, so a later ingest can re-resolve who it is
+        # (kg.author_ingest): the Author it points to may gather several people's spellings.
+        slot: Properties = {"position": position, **props}
+        affiliations = p.author_affiliations[position - 1] if position <= len(p.author_affiliations) else ()
+        if affiliations:
+            slot["affiliations"] = sorted(affiliations)
+        parts.relationships.append(Relationship(type="AUTHORED", start=aid, end=x.paper_id, properties=slot))
     if len(seen) > COAUTHOR_PAIR_CAP:
         parts.paper_properties[COAUTHOR_PAIRS_PROPERTY] = False
     return parts

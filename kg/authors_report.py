@@ -13,7 +13,7 @@ it is kept apart and reported, never silently merged into one of them.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from kg.ids import author_id, author_node_id
@@ -77,9 +77,13 @@ class AuthorIdentityStats:
             "ambiguous_idless_names": len(self.ambiguous()),
         }
 
-    def lines(self) -> list[str]:
-        """Report lines: one per ambiguous name (capped), then a count of the rest."""
-        amb = self.ambiguous()
+    def lines(self, people: Collection[str] | None = None) -> list[str]:
+        """Report lines: one per ambiguous name (capped), then a count of the rest.
+
+        ``people``: the resolved Author ids (:mod:`kg.author_resolution`), when resolution ran; a
+        name whose id-less papers all joined people is then not ambiguous any more.
+        """
+        amb = [a for a in self.ambiguous() if people is None or author_id(a[0]) in people]
         out = [
             f"  note: author {name!r} on {n} paper(s) without an id matches {len(ids)} authors with "
             f"ids ({', '.join(ids[:4])}{', ...' if len(ids) > 4 else ''}); kept apart as {author_id(name)}"

@@ -9,9 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from kg.author_ingest import Collected, Prepared, apply_people, prepare
+from kg.author_resolution import Resolution
 from kg.authors_report import AuthorIdentityStats
 from kg.collector import collector_relaxed
 from kg.conflicts import ConflictNotes
+from kg.curations import Curation
 from kg.extract_pool import Built, Extractor
 from kg.models import PaperRecord, RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
@@ -34,6 +37,7 @@ class IngestReport:
     problems: list[ReadProblem] = field(default_factory=list)
     seconds: float = 0.0
     authors: AuthorIdentityStats = field(default_factory=AuthorIdentityStats)
+    resolution: Prepared | None = None
 
     @property
     def skipped(self) -> int:
@@ -58,7 +62,14 @@ class IngestReport:
             + (f", {self.repaired} repaired" if self.repaired else "")
         ]
         out += [f"  {p.severity} {p}" for p in self.problems]
-        out += self.authors.lines()
+        if self.resolution is not None:
+            r = self.resolution
+            slots = sum(len(p.slots) for p in r.resolution.people.values())
+            out.append(
+                f"  authors: {slots:,} author slot(s) resolved into {len(r.resolution.people):,} people in "
+                f"{r.seconds:.1f} s ({r.stored_slots:,} stored slot(s) re-resolved, {r.moved:,} moved)"
+            )
+        out += self.authors.lines(set(self.resolution.resolution.people) if self.resolution else None)
         return out
 
 
@@ -125,6 +136,8 @@ def ingest(
     write_size: int | None = None,
     max_files: int = 0,
     max_records_per_file: int = 0,
+    resolve_authors: bool = True,
+    curations: Sequence[Curation] = (),
 ) -> IngestReport:
     """Ingest files and folders; a bad file or record is reported and skipped, never fatal.
 
@@ -137,6 +150,11 @@ def ingest(
     long other writers wait for the lock, against the cost per paper of a transaction.
     ``max_files`` and ``max_records_per_file`` (0: no limit) bound what one run reads: past
     them the first files / records are read and one ``skipped`` line says what was left.
+
+    ``resolve_authors`` (default): author slots are resolved into people first
+    (:mod:`kg.author_ingest`); ``False`` keys each slot by its own id or name, as before
+    (``bench/author_identity.py`` measures the difference). ``curations``: the user's recorded
+    decisions (:mod:`kg.curations`), applied to the resolution.
     """
     report = IngestReport()
     t0 = time.perf_counter()
@@ -169,10 +187,13 @@ def ingest(
             on_batch(len(records))
 
     written = 0
+    resolution: Resolution | None = None
 
     def write(built: Built) -> None:
         nonlocal written
         records, problems = built
+        if resolution is not None:
+            records = [apply_people(r, resolution) for r in records]
         report.problems.extend(problems)
         group.extend(records)
         if write_size is None or len(group) >= write_size:
@@ -182,12 +203,21 @@ def ingest(
             progress.update(str(current["file"]), report.files, len(files), report.read, written)
 
     with collector_relaxed():  # the writer's heap: see kg.collector
+        # Who each author is depends on every slot of the name (kg.author_ingest): read all
+        # files, resolve, then extract and write.
+        if progress is not None and files:
+            progress.note(f"[{'-' * 24}] 0/{len(files)} files  reading {files[0].name}")
+        results = [read_file(path, max_records=max_records_per_file) for path in files]
+        collected = Collected()
+        for result in results:
+            collected.add(result.papers)
+        if resolve_authors:
+            prepared = prepare(store, collected, curations)
+            report.resolution = prepared
+            resolution = prepared.resolution
         try:
-            if progress is not None and files:
-                progress.note(f"[{'-' * 24}] 0/{len(files)} files  reading {files[0].name}")
-            for i, path in enumerate(files, start=1):
+            for i, (path, result) in enumerate(zip(files, results, strict=True), start=1):
                 current["file"], current["index"] = str(path), i - 1
-                result = read_file(path, max_records=max_records_per_file)
                 report.authors.add(result.papers)
                 report.files += 1
                 report.read += len(result.papers)

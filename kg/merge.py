@@ -39,7 +39,17 @@ from kg.models import Properties, PropertyValue
 # paper (one abstract, two titles) hide different phrases, and keeping the smaller list instead
 # of both made the result depend on whether a phrase was promoted before the second listing came.
 UNION_LIST_PROPERTIES: frozenset[str] = frozenset(
-    {"sources", "aliases", "keywords", "externalIds", "tracks", "statuses", "keyphrases"}
+    {
+        "sources",
+        "aliases",
+        "keywords",
+        "externalIds",
+        "tracks",
+        "statuses",
+        "keyphrases",
+        "affiliations",
+        "mergeEvidence",
+    }
 )
 DERIVED = "DERIVED"
 DISCOVERED = "discovered"

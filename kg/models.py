@@ -186,6 +186,9 @@ class RawPaper:
     # External ids per author, aligned with ``authors`` (``("openreview:~Ada_L1", "orcid:…")``;
     # an empty tuple: no id, the author is keyed by name). Shorter than ``authors`` = no ids.
     author_keys: list[tuple[str, ...]] = field(default_factory=list)
+    # Folded affiliations per author, aligned like ``author_keys`` (paperlists ``aff``); evidence
+    # for author resolution (kg.author_resolution), not stored as ids.
+    author_affiliations: list[tuple[str, ...]] = field(default_factory=list)
     track: str | None = None  # paperlists ``track`` ("main", "Datasets and Benchmarks", …)
     status: str | None = None  # paperlists ``status`` ("Poster", "Oral", "Reject", …)
     # Further topic paths beside ``topic``, e.g. IJCAI taxonomy keywords.

@@ -108,14 +108,34 @@ def require_concept(store: ReadStore, name: str) -> Node:
 
 
 def resolve_author(store: ReadStore, name: str) -> Node | None:
-    """An author by id, or by name (any case or accents, with or without a quoted nickname)."""
+    """An author by id (``author:openreview:~Andy_Zeng3``), or by name (any case or accents, with
+    or without a quoted nickname): of several people with that name, the one with the most
+    papers (the others are its ``namesakes``)."""
     if not name.strip():
         return None
-    for node in store.get_nodes([author_id(name), name]):
-        if node is not None and node.label == "Author":
-            return node
-    aid = store.authors_by_keys([author_query_key(name)])[0]
-    return store.get_nodes([aid])[0] if aid else None
+    node = store.get_nodes([name])[0]
+    if node is not None and node.label == "Author":
+        return node
+    found = store.authors_named(author_query_key(name), 1)
+    if not found:  # a name written as its id's slug ("jian-zhang")
+        found = [
+            i for i in [author_id(name)] if (n := store.get_nodes([i])[0]) is not None and n.label == "Author"
+        ]
+    return store.get_nodes(found[:1])[0] if found else None
+
+
+MAX_NAMESAKES = 50
+
+
+def namesakes(store: ReadStore, node: Node) -> list[str]:
+    """Ids of the other people with this author's name, most papers first (at most
+    :data:`MAX_NAMESAKES`)."""
+    name = node.properties.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return []
+    return [i for i in store.authors_named(author_query_key(name), MAX_NAMESAKES + 1) if i != node.id][
+        :MAX_NAMESAKES
+    ]
 
 
 def require_author(store: ReadStore, name: str) -> Node:

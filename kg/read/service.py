@@ -268,6 +268,10 @@ class ReadService:
             return resolve.require_author(self.store, name)
         return node
 
+    def author_namesakes(self, node: Node) -> list[Node]:
+        """The other people with this author's name, most papers first."""
+        return self._memo(("namesakes", node.id), lambda: self._nodes(resolve.namesakes(self.store, node)))
+
     def list_authors(
         self, search: str | None, order: ListOrder, offset: int, limit: int
     ) -> tuple[list[Node], int]:

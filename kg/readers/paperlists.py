@@ -193,6 +193,34 @@ def author_keys(record: Mapping[str, Any], count: int) -> tuple[list[tuple[str, 
     return [tuple(sorted(s)) for s in slots], notes
 
 
+_AFF_PUNCT = re.compile(r"[^0-9a-z]+")
+
+
+def affiliation_keys(text: str) -> tuple[str, ...]:
+    """Comparison forms of one slot's affiliations: each ``+``-joined institution folded, its
+    punctuation collapsed (paperlists joins a person's several institutions with ``+``).
+
+    >>> affiliation_keys("University of California, Berkeley + OpenAI")
+    ('openai', 'university of california berkeley')
+    >>> affiliation_keys("")
+    ()
+    """
+    from kg.ids import fold
+
+    out = {_AFF_PUNCT.sub(" ", fold(part)).strip() for part in text.split("+")}
+    return tuple(sorted(k for k in out if len(k) >= 3))
+
+
+def author_affiliations(record: Mapping[str, Any], count: int) -> list[tuple[str, ...]]:
+    """Per author slot, its :func:`affiliation_keys` from ``aff`` (``[]`` when ``aff`` is absent
+    or does not align with the authors: an unaligned list would pin institutions on the wrong
+    people)."""
+    values = split_slots(record.get("aff"))
+    if values is None or len(values) != count or not any(values):
+        return []
+    return [affiliation_keys(v) for v in values]
+
+
 _ABBREVIATION = re.compile(r"^[A-Z&]{2,6}$")
 
 

@@ -26,6 +26,7 @@ from kg.readers.limits import (
     over,
 )
 from kg.readers.paperlists import (
+    author_affiliations,
     author_keys,
     is_taxonomy,
     series_name,
@@ -139,7 +140,9 @@ def _as_list(value: object) -> list[object]:
     return [value]
 
 
-def _authors(record: Mapping[str, Any], rec: _Record) -> tuple[list[str], list[tuple[str, ...]], bool]:
+def _authors(
+    record: Mapping[str, Any], rec: _Record
+) -> tuple[list[str], list[tuple[str, ...]], bool, list[tuple[str, ...]]]:
     raw = _get(record, "authors")
     truncated = False
     if isinstance(raw, str) and ";" in raw:
@@ -152,6 +155,7 @@ def _authors(record: Mapping[str, Any], rec: _Record) -> tuple[list[str], list[t
         if items and items[-1] in ("等", "et al.", "et al"):
             items, truncated = items[:-1], True
     keys, notes = author_keys(record, len(items)) if items else ([], [])
+    affs = author_affiliations(record, len(items)) if items else []
     for note in notes:
         rec.repair(note)
     if len(items) > MAX_AUTHORS:
@@ -159,6 +163,7 @@ def _authors(record: Mapping[str, Any], rec: _Record) -> tuple[list[str], list[t
         items, keys, truncated = items[:MAX_AUTHORS], keys[:MAX_AUTHORS], True
     names: list[str] = []
     kept_keys: list[tuple[str, ...]] = []
+    kept_affs: list[tuple[str, ...]] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
     for i, item in enumerate(items):
         if isinstance(item, str) and not item.strip():
@@ -172,7 +177,8 @@ def _authors(record: Mapping[str, Any], rec: _Record) -> tuple[list[str], list[t
         seen.add((name, key))
         names.append(name)
         kept_keys.append(key)
-    return names, (kept_keys if any(kept_keys) else []), truncated
+        kept_affs.append(affs[i] if i < len(affs) else ())
+    return names, (kept_keys if any(kept_keys) else []), truncated, (kept_affs if any(kept_affs) else [])
 
 
 def _venue_and_year(record: Mapping[str, Any], rec: _Record) -> tuple[str | None, int | None]:
@@ -237,7 +243,7 @@ def record_to_paper(record: object, file: str, line: int, label: str = "") -> li
     if not title and not abstract:
         rec.skip("record has neither a title nor an abstract")
         return list(rec.problems)
-    authors, keys, truncated = _authors(record, rec)
+    authors, keys, truncated, affiliations = _authors(record, rec)
     venue, year = _venue_and_year(record, rec)
     raw_keywords = _as_list(_get(record, "keywords"))[:MAX_LIST_ITEMS]
     keywords = rec.names(raw_keywords, "keyword")
@@ -263,6 +269,7 @@ def record_to_paper(record: object, file: str, line: int, label: str = "") -> li
         external_id=_scalar(_get(record, "id"), rec, "id"),
         url=_scalar(_get(record, "url"), rec, "url"),
         author_keys=keys,
+        author_affiliations=affiliations,
         track=_label(_get(record, "track"), rec, "track"),
         status=_label(_get(record, "status"), rec, "status"),
         topics=topics,

@@ -29,6 +29,7 @@ from kg.models import (
     Label,
     Node,
     PaperRecord,
+    Properties,
     Relationship,
     RelType,
     StoreCounts,
@@ -77,6 +78,30 @@ class PairEdge(NamedTuple):
     source: str
     target: str
     weight: int
+
+
+class StoredSlot(NamedTuple):
+    """One stored author slot (an ``AUTHORED`` edge) with what author resolution compares.
+
+    ``props``: the edge's properties (``position`` and the slot as printed: ``name``,
+    ``nickname``, ``externalIds``, ``affiliations``); ``coauthors``: ``(position, name)`` of the
+    paper's other authors.
+    """
+
+    author: str
+    paper: str
+    props: Properties
+    year: int | None
+    venue: str | None
+    coauthors: tuple[tuple[int, str], ...]
+
+
+class AuthorMove(NamedTuple):
+    """Re-point one ``AUTHORED`` edge of ``paper`` from Author ``old`` to Author ``new``."""
+
+    paper: str
+    old: str
+    new: str
 
 
 @dataclass(frozen=True)
@@ -210,6 +235,18 @@ class GraphStore(Protocol):
         """Delete everything (tests and ``kg reset``)."""
         ...
 
+    def author_slots(self, name_keys: Sequence[str]) -> list[StoredSlot]:
+        """Every ``AUTHORED`` slot of the Authors any of these folded names (:func:`kg.ids.fold`)
+        finds, sorted by (author, paper): what :mod:`kg.author_ingest` re-resolves."""
+        ...
+
+    def reassign_authors(self, moves: Sequence[AuthorMove], nodes: dict[str, Properties]) -> None:
+        """One transaction: set each Author of ``nodes`` to exactly these properties (created
+        when missing), move each ``AUTHORED`` edge of ``moves`` (properties kept; merged into an
+        edge the new Author has already), delete the Authors left without papers, and adjust
+        the derived ``COAUTHOR`` pairs of the moved papers. A no-op changes nothing."""
+        ...
+
     def close(self) -> None:
         """Release resources; the store is unusable afterwards."""
         ...
@@ -236,6 +273,11 @@ class ReadStore(GraphStore, Protocol):
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
         """``concept_id`` and every concept below it over ``BROADER``, at most ``limit``, sorted by
         id after the first (which is ``concept_id`` itself, when it exists)."""
+        ...
+
+    def authors_named(self, key: str, limit: int) -> list[str]:
+        """Every Author one :func:`kg.names.author_query_key` key finds (namesakes: several
+        people of one name), most papers first, then by id; at most ``limit``."""
         ...
 
     def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:

@@ -38,6 +38,7 @@ from urllib.parse import urlparse
 import neo4j
 from neo4j.exceptions import DriverError, Neo4jError
 
+from kg.author_ingest import Collected, apply_all, resolve_collected
 from kg.config import Settings
 from kg.errors import ConfigError, GraphStoreError
 from kg.extract_pool import Built, Extractor, default_jobs
@@ -374,20 +375,28 @@ def records_from_files(
     while the workers extract the batches after. Unreadable files and records are appended to
     ``problems`` and skipped, like ``kg ingest``.
     """
+    # Authors are resolved into people over every file first (kg.author_ingest; the database
+    # is empty, so there are no stored slots to re-resolve).
+    results = []
+    for item in iter_input_files(list(paths)):
+        if isinstance(item, ReadProblem):
+            problems.append(item)
+            continue
+        results.append(read_file(item))
+    collected = Collected()
+    for result in results:
+        collected.add(result.papers)
+    resolution = resolve_collected(collected)
     extractor = Extractor(pipeline, jobs)
     pending: list[RawPaper] = []
 
     def take(built: Iterator[Built]) -> Iterator[PaperRecord]:
         for records, found in built:
             problems.extend(found)
-            yield from records
+            yield from apply_all(records, resolution)
 
     try:
-        for item in iter_input_files(list(paths)):
-            if isinstance(item, ReadProblem):
-                problems.append(item)
-                continue
-            result = read_file(item)
+        for result in results:
             problems.extend(result.problems)
             for paper in result.papers:
                 pending.append(paper)

@@ -193,6 +193,16 @@ def nodes_by_keys(keys: Sequence[str], label: str) -> Statement:
     )
 
 
+def authors_named(key: str, limit: int) -> Statement:
+    """``ids``: the Authors one author key finds, most papers (``_papers``) first, then by id."""
+    return Statement(
+        f"MATCH (k:{KEY_LABEL} {{key: $key}})-[:{KEY_OF}]->(n:Author) "
+        "WITH n.id AS id, coalesce(n._papers, 0) AS papers ORDER BY papers DESC, id LIMIT $limit "
+        "RETURN collect(id) AS ids",
+        {"key": key, "limit": limit},
+    )
+
+
 def concepts_with_key_suffix(rprefix: str, limit: int) -> Statement:
     """``ids``: concepts with a loose key whose reverse starts with ``rprefix``, by id."""
     return Statement(

@@ -120,6 +120,11 @@ class Neo4jReads:
             return []
         return [concept_id, *record["ids"]]
 
+    def authors_named(self, key: str, limit: int) -> list[str]:
+        return [
+            str(i) for i in self._read_one(rq.authors_named(read_index.AUTHOR_PREFIX + key, limit))["ids"]
+        ]
+
     def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
         if not keys:
             return []

@@ -68,6 +68,7 @@ from kg.models import (
 )
 from kg.provisional import Plan, concept_ids, provisional_ids, without_phrase
 from kg.provisional import plan as plan_provisional
+from kg.stores.neo4j import authors
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.notifications import DRIVER_CONFIG as NOTIFICATIONS
@@ -75,7 +76,7 @@ from kg.stores.neo4j.notifications import quiet_notifications
 from kg.stores.neo4j.pair_keys import ensure_pair_keys
 from kg.stores.neo4j.read_index import same_value, update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
-from kg.stores.protocol import Direction, Edge, NodeRow, SearchHit
+from kg.stores.protocol import AuthorMove, Direction, Edge, NodeRow, SearchHit, StoredSlot
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -874,6 +875,23 @@ class Neo4jStore(Neo4jReads):
     def flush(self) -> None:
         """Nothing to do: every upsert committed its own transaction."""
         return None
+
+    def author_slots(self, name_keys: Sequence[str]) -> list[StoredSlot]:
+        if not name_keys:
+            return []
+        with self._errors(), self._session() as session:
+            return session.execute_read(lambda tx: authors.author_slots(tx, name_keys))
+
+    def reassign_authors(self, moves: Sequence[AuthorMove], nodes: dict[str, Properties]) -> None:
+        if not moves and not nodes:
+            return
+
+        def work(tx: neo4j.ManagedTransaction) -> bool:
+            self._exec(tx, q.lock_writers())
+            return authors.reassign(tx, moves, nodes)
+
+        with self._errors(), self._session() as session:
+            session.execute_write(work)
 
     def ping(self) -> None:
         try:

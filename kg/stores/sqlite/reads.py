@@ -308,6 +308,14 @@ class SQLiteReads:
     def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
         return self._by_keys([schema.AUTHOR_PREFIX + k for k in keys], "Author")
 
+    def authors_named(self, key: str, limit: int) -> list[str]:
+        rows = self._all(
+            "SELECT n.id FROM name_keys k JOIN nodes n ON n.id = k.node_id WHERE k.key = ? "
+            "AND n.label = 'Author' ORDER BY n.paper_count DESC, n.id LIMIT ?",
+            (schema.AUTHOR_PREFIX + key, limit),
+        )
+        return [r[0] for r in rows]
+
     def concepts_with_key_suffix(self, loose_key: str, limit: int) -> list[str]:
         if not loose_key:
             return []

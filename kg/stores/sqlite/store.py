@@ -31,7 +31,8 @@ from kg.errors import GraphStoreError
 from kg.merge import merge_properties
 from kg.models import PaperRecord, Properties, UpsertSummary
 from kg.provisional import without_phrase
-from kg.stores.sqlite import check, keyphrases, schema
+from kg.stores.protocol import AuthorMove, StoredSlot
+from kg.stores.sqlite import authors, check, keyphrases, schema
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
 DB_FILE = "graph.sqlite"
@@ -325,6 +326,16 @@ class SQLiteStore(SQLiteReads):
             c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 
         self._write(empty)
+
+    def author_slots(self, name_keys: Sequence[str]) -> list[StoredSlot]:
+        with self._lock, self._errors():
+            return authors.author_slots(self._conn, name_keys)
+
+    def reassign_authors(self, moves: Sequence[AuthorMove], nodes: dict[str, Properties]) -> None:
+        if not moves and not nodes:
+            return
+        self._write(lambda c: authors.reassign(c, moves, nodes))
+        self._known.clear(None)  # cached Author maps may have changed
 
     def ping(self) -> None:
         with self._errors():

@@ -1,0 +1,106 @@
+"""``kg curate``: record a correction of author identity and apply it to the store at once.
+
+Each verb appends one decision to the curations file (:mod:`kg.curations`; default
+``curations.jsonl`` in the data dir, ``--curations PATH`` for another) and re-resolves the names
+it concerns from the store's slots with every recorded decision applied, so the store shows it
+immediately; ``kg ingest`` applies the same file to every later ingest, so the decision survives
+a rebuilt store. ``kg curate list`` prints the decisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kg.author_ingest import Collected, prepare
+from kg.config import Settings
+from kg.curations import FILE_NAME, Curation, CurationError, load, record
+from kg.ids import fold
+from kg.stores.protocol import GraphStore, ReadStore
+
+
+def curations_path(args: argparse.Namespace, settings: Settings) -> Path:
+    """``--curations PATH``, else ``curations.jsonl`` next to the embedded store (the data dir)."""
+    given: Path | None = getattr(args, "curations", None)
+    return given if given is not None else settings.data_dir / FILE_NAME
+
+
+def add_parser(sub: argparse._SubParsersAction[Any], store_flags: Callable[..., None]) -> None:
+    """The ``curate`` subcommand and its verbs."""
+    p = sub.add_parser("curate", help="record a correction of author identity (re-applied by every ingest)")
+    verbs = p.add_subparsers(dest="verb", required=True)
+    v = verbs.add_parser("merge-authors", help="these Authors are one person (the first id is kept)")
+    v.add_argument("ids", nargs="+", metavar="ID")
+    v = verbs.add_parser("split-author", help="these papers of an Author are another person")
+    v.add_argument("id", metavar="ID")
+    v.add_argument("--papers", nargs="+", required=True, metavar="PAPER_ID")
+    v = verbs.add_parser("rename-author", help="show this Author under another name")
+    v.add_argument("id", metavar="ID")
+    v.add_argument("name", metavar="NAME")
+    verbs.add_parser("list", help="print the recorded decisions")
+    for child in verbs.choices.values():
+        child.add_argument(
+            "--curations", type=Path, help=f"the curations file (default: DATA_DIR/{FILE_NAME})"
+        )
+        store_flags(child)
+
+
+def curation_of(args: argparse.Namespace) -> Curation:
+    if args.verb == "merge-authors":
+        if len(set(args.ids)) < 2:
+            raise CurationError("merge-authors needs two or more different ids")
+        return Curation("merge-authors", tuple(args.ids))
+    if args.verb == "split-author":
+        return Curation("split-author", (args.id,), tuple(args.papers))
+    if not args.name.strip():
+        raise CurationError("rename-author needs a non-empty name")
+    return Curation("rename-author", (args.id,), name=args.name.strip())
+
+
+def apply_now(store: GraphStore, curation: Curation, curations: list[Curation]) -> int:
+    """Re-resolve the names of the Authors ``curation`` concerns with ``curations``; returns the
+    number of stored slots moved. Unknown ids are refused before anything is recorded."""
+    nodes = store.get_nodes(list(curation.ids))
+    names: set[str] = set()
+    for author, node in zip(curation.ids, nodes, strict=True):
+        if node is None or node.label != "Author":
+            raise CurationError(
+                f"no Author {author!r} in the store (ids look like author:openreview:~Ada_Lovelace1)"
+            )
+        for value in (node.properties.get("name"), *(_list(node.properties.get("aliases")))):
+            if isinstance(value, str):
+                names.add(fold(value))
+    collected = Collected()
+    collected.names = names
+    return prepare(store, collected, curations).moved
+
+
+def _list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else []
+
+
+def run(
+    args: argparse.Namespace,
+    settings: Settings,
+    open_store: Callable[[Settings], ReadStore],
+    out: Callable[[str], None],
+) -> int:
+    """``kg curate VERB ...``."""
+    path = curations_path(args, settings)
+    recorded = load(path)
+    if args.verb == "list":
+        for number, c in enumerate(recorded, start=1):
+            out(f"{number}. {c.describe()}")
+        out(f"{len(recorded)} decision(s) in {path}")
+        return 0
+    curation = curation_of(args)
+    store = open_store(settings)
+    try:
+        moved = apply_now(store, curation, [*recorded, curation])
+    finally:
+        store.close()
+    record(path, curation)
+    out(f"recorded in {path}: {curation.describe()}; {moved} paper slot(s) moved")
+    return 0

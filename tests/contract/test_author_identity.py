@@ -1,0 +1,351 @@
+"""One researcher, one Author: resolution rules with their evidence, on both stores, in any order.
+
+The listings are written here in the paperlists format (``author``/``authorids``/``aff`` aligned,
+``;``-separated) so each case is visible next to its assertion:
+
+- Ada Lovelace has an OpenReview profile (CoRL 2022), an old email id (ICLR 2018, with Charles
+  Babbage) and id-less papers (ICML 2019 with Babbage; NeurIPS 2019 at her affiliation);
+- two people named Jian Zhang have profiles ``~Jian_Zhang1`` (with Banghua Zhu) and
+  ``~Jian_Zhang3`` (with Nicu Sebe); an id-less Jian Zhang with Nicu Sebe is the second, one with
+  both Banghua Zhu and Nicu Sebe is split evidence and stays name-keyed, like one with neither.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.author_resolution import Slot, resolve
+from kg.ingest import ingest
+from kg.models import Graph
+from kg.pipeline import Pipeline
+from kg.stores.protocol import GraphStore, ReadStore
+
+ADA = "author:openreview:~Ada_Lovelace1"
+BABBAGE = "author:openreview:~Charles_Babbage1"
+ZHANG1 = "author:openreview:~Jian_Zhang1"
+ZHANG3 = "author:openreview:~Jian_Zhang3"
+ZHANG_BY_NAME = "author:jian-zhang"
+
+
+def _record(
+    rid: str, title: str, authors: list[str], ids: list[str], aff: list[str] | None = None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": rid,
+        "title": title,
+        "author": ";".join(authors),
+        "authorids": ";".join(ids),
+        "abstract": f"We study {title.lower()} and report what we found about it in detail.",
+        "track": "main",
+        "status": "Poster",
+        "site": f"https://openreview.net/forum?id={rid}",
+    }
+    if aff is not None:
+        out["aff"] = ";".join(aff)
+    return out
+
+
+LISTINGS: dict[str, list[dict[str, Any]]] = {
+    "corl2022.json": [
+        _record(
+            "a1",
+            "Analytical engines for robot control",
+            ["Ada Lovelace", "Charles Babbage"],
+            ["~Ada_Lovelace1", "~Charles_Babbage1"],
+            ["University of London", "Cambridge"],
+        ),
+        _record(
+            "z1", "Starling preference data", ["Banghua Zhu", "Jian Zhang"], ["~Banghua_Zhu1", "~Jian_Zhang1"]
+        ),
+    ],
+    "iclr2018.json": [
+        _record(
+            "a2",
+            "Difference engines as recurrent networks",
+            ["Ada Lovelace", "Charles Babbage"],
+            ["ada@example.org", "~Charles_Babbage1"],
+        ),
+    ],
+    "3dv2025.json": [
+        _record(
+            "z3",
+            "Cross attention for point clouds",
+            ["Nicu Sebe", "Jian Zhang"],
+            ["~Nicu_Sebe1", "~Jian_Zhang3"],
+        ),
+    ],
+    "icml2019.json": [
+        _record("a3", "Notes on the analytical engine", ["Charles Babbage", "Ada Lovelace"], ["", ""]),
+        _record("z4", "Image denoising with point priors", ["Jian Zhang", "Nicu Sebe"], ["", ""]),
+        _record(
+            "z5",
+            "Preference models meet point clouds",
+            ["Jian Zhang", "Banghua Zhu", "Nicu Sebe"],
+            ["", "", ""],
+        ),
+        _record("z6", "Adaptive soft thresholding", ["Jian Zhang", "Wen Gao"], ["", ""]),
+    ],
+    "nips2019.json": [
+        _record(
+            "a4",
+            "Bernoulli numbers by machine",
+            ["Ada Lovelace", "Mary Somerville"],
+            ["", ""],
+            ["University of London", "Oxford"],
+        ),
+    ],
+}
+
+
+def _write(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, records in LISTINGS.items():
+        path = folder / name
+        path.write_text(json.dumps(records), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def pipeline(nlp_fast: Any) -> Pipeline:
+    return Pipeline(nlp=nlp_fast)
+
+
+def _authors(graph: Graph) -> dict[str, set[str]]:
+    """Author id -> titles of its papers."""
+    titles = {n.id: str(n.properties["title"]) for n in graph.nodes if n.label == "Paper"}
+    out: dict[str, set[str]] = {n.id: set() for n in graph.nodes if n.label == "Author"}
+    for r in graph.relationships:
+        if r.type == "AUTHORED":
+            out[r.start].add(titles[r.end])
+    return out
+
+
+def _props(graph: Graph, node_id: str) -> dict[str, Any]:
+    return next(n.properties for n in graph.nodes if n.id == node_id)
+
+
+def test_each_rule_joins_with_its_evidence(store: GraphStore, pipeline: Pipeline, tmp_path: Path) -> None:
+    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    graph = store.export()
+    authors = _authors(graph)
+    assert authors[ADA] == {
+        "Analytical engines for robot control",  # profile
+        "Difference engines as recurrent networks",  # email id, shared co-author Babbage
+        "Notes on the analytical engine",  # no id, shared co-author Babbage
+        "Bernoulli numbers by machine",  # no id, no shared co-author: same affiliation
+    }
+    ada = _props(graph, ADA)
+    assert ada["name"] == "Ada Lovelace"
+    ids = ada["externalIds"]
+    assert (
+        isinstance(ids, list)
+        and "openreview:~Ada_Lovelace1" in ids
+        and any(i.startswith("email:") for i in ids)
+    )
+    evidence = ada["mergeEvidence"]
+    assert isinstance(evidence, list)
+    assert any(
+        "joined openreview:~Ada_Lovelace1: same name, shared co-authors charles-babbage" in e
+        for e in evidence
+    )
+    assert "1 paper(s) without ids joined by shared co-authors (charles-babbage)" in evidence
+    assert "1 paper(s) without ids joined by shared affiliation (university of london)" in evidence
+    # namesakes with different profile ids stay apart; the id-less ones go where evidence points
+    assert authors[ZHANG1] == {"Starling preference data"}
+    assert authors[ZHANG3] == {"Cross attention for point clouds", "Image denoising with point priors"}
+    assert authors[ZHANG_BY_NAME] == {"Preference models meet point clouds", "Adaptive soft thresholding"}
+    assert _props(graph, ZHANG_BY_NAME)["mergeEvidence"] == [
+        "kept apart: 1 paper(s) whose co-authors or venue point to several people"
+    ]
+    # one node per person: no leftover email- or name-keyed Ada
+    assert [a for a in authors if "lovelace" in a.lower()] == [ADA]
+
+
+def test_coauthor_pairs_follow_the_people(store: GraphStore, pipeline: Pipeline, tmp_path: Path) -> None:
+    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    pairs = {(r.start, r.end): r.properties["papers"] for r in store.relationships("COAUTHOR")}
+    assert pairs[(ADA, BABBAGE)] == 3
+
+
+def _export(store: GraphStore) -> Graph:
+    return store.export()
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse", "one-file-per-ingest", "profiles-last"])
+def test_same_people_for_any_order_and_batching(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path, order: str
+) -> None:
+    paths = _write(tmp_path / "in")
+    ingest(paths, store, pipeline, jobs=1)
+    together = store.export()
+    store.clear()
+    runs: Sequence[Sequence[Path]]
+    if order == "forward":
+        runs = [paths]
+    elif order == "reverse":
+        runs = [paths[::-1]]
+    elif order == "one-file-per-ingest":
+        runs = [[p] for p in paths[::-1]]
+    else:  # the id-less papers first: their slots are re-pointed when the profiles arrive
+        idless = [p for p in paths if p.name in ("icml2019.json", "nips2019.json")]
+        runs = [idless, [p for p in paths if p not in idless]]
+    for run in runs:
+        ingest(list(run), store, pipeline, jobs=1)
+    assert store.export() == together
+    version = store.version()
+    report = ingest(paths[::-1], store, pipeline, jobs=1)  # and a re-ingest changes nothing
+    assert (report.summary.added, report.summary.updated) == (0, 0)
+    assert store.version() == version
+
+
+def test_the_profile_arriving_later_re_points_stored_slots(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    paths = {p.name: p for p in _write(tmp_path / "in")}
+    ingest([paths["icml2019.json"]], store, pipeline, jobs=1)
+    before = _authors(store.export())
+    assert "author:ada-lovelace" in before and ZHANG_BY_NAME in before  # nothing to join yet
+    ingest([paths["corl2022.json"], paths["3dv2025.json"]], store, pipeline, jobs=1)
+    after = _authors(store.export())
+    assert "author:ada-lovelace" not in after  # moved to the profile, and the empty node deleted
+    assert "Notes on the analytical engine" in after[ADA]
+    assert after[ZHANG3] == {"Cross attention for point clouds", "Image denoising with point priors"}
+    assert store.counts().nodes["Author"] == len(after)
+
+
+def test_resolution_is_a_function_of_the_set_of_slots() -> None:
+    slots = [
+        Slot("p1", "Ada Lovelace", ("openreview:~Ada_Lovelace1",), frozenset({"author:charles-babbage"})),
+        Slot("p2", "Ada Lovelace", ("email:aa",), frozenset({"author:charles-babbage"})),
+        Slot("p3", "Ada Lovelace", (), frozenset({"author:charles-babbage"})),
+        Slot("p4", "Ada Lovelace", ("openreview:~Ada_Lovelace2",), frozenset({"author:alan-turing"})),
+        Slot("p5", "Ada Lovelace", (), frozenset({"author:alan-turing", "author:charles-babbage"})),
+    ]
+    first = resolve(slots)
+    assert first.person_of == resolve(slots[::-1]).person_of
+    assert {k[0]: v for k, v in first.person_of.items()} == {
+        "p1": ADA,
+        "p2": ADA,
+        "p3": ADA,
+        "p4": "author:openreview:~Ada_Lovelace2",
+        "p5": "author:ada-lovelace",  # co-authors of both profiles: split, kept apart
+    }
+
+
+def test_api_shows_people_namesakes_ids_and_evidence(
+    store: ReadStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    """Through HTTP on both stores: ``author(name:)`` is the person with most papers, the others
+    are ``namesakes``; ids are accepted wherever a name is."""
+    import httpx
+
+    from api.app import create_app
+    from kg.config import Settings
+    from tests.api.conftest import post, serve
+
+    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    with serve(create_app(Settings(), store=store)) as server, httpx.Client(base_url=server.url) as client:
+        fields = "id name paperCount aliases externalIds mergeEvidence namesakes { id paperCount }"
+        body = post(client, f'{{ author(name: "jian ZHANG") {{ {fields} }} }}')
+        top = body["data"]["author"]
+        people = [top, *top["namesakes"]]
+        assert {p["id"] for p in people} == {ZHANG1, ZHANG3, ZHANG_BY_NAME}
+        assert top["paperCount"] == max(p["paperCount"] for p in people)
+        ada = post(client, f'{{ author(name: "Ada Lovelace") {{ {fields} }} }}')["data"]["author"]
+        assert ada["id"] == ADA and ada["paperCount"] == 4 and ada["namesakes"] == []
+        assert "openreview:~Ada_Lovelace1" in ada["externalIds"]
+        assert any("shared co-authors" in e for e in ada["mergeEvidence"])
+        by_id = post(client, f'{{ author(name: "{ZHANG1}") {{ id }} }}')["data"]["author"]
+        assert by_id == {"id": ZHANG1}
+        papers = post(
+            client,
+            "query($a: String) { papers(where: {author: $a}) { totalCount edges { node { title } } } }",
+            {"a": ZHANG3},
+        )["data"]["papers"]
+        assert papers["totalCount"] == 2
+        network = post(
+            client, "query($a: String!) { coauthorNetwork(author: $a) { nodes { id } } }", {"a": ZHANG1}
+        )["data"]["coauthorNetwork"]
+        assert {n["id"] for n in network["nodes"]} == {ZHANG1, "author:openreview:~Banghua_Zhu1"}
+        path = post(
+            client,
+            "query($a: String!, $b: String!) "
+            "{ collaborationPath(from: $a, to: $b) { length authors { id } } }",
+            {"a": ADA, "b": "Charles Babbage"},
+        )["data"]["collaborationPath"]
+        assert path == {"length": 1, "authors": [{"id": ADA}, {"id": BABBAGE}]}
+
+
+def _paper_id(graph: Graph, title: str) -> str:
+    return next(n.id for n in graph.nodes if n.label == "Paper" and n.properties.get("title") == title)
+
+
+def test_curations_apply_at_once_and_survive_a_rebuild_in_another_order(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    from api.curate_cli import apply_now
+    from kg.curations import Curation, load, record, split_id
+
+    paths = _write(tmp_path / "in")
+    ingest(paths, store, pipeline, jobs=1)
+    denoising = _paper_id(store.export(), "Image denoising with point priors")
+    file = tmp_path / "curations.jsonl"
+    decisions = [
+        Curation("merge-authors", (ZHANG1, ZHANG_BY_NAME)),
+        Curation("split-author", (ZHANG3,), (denoising,)),
+        Curation("rename-author", (ADA,), name="Augusta Ada King"),
+    ]
+    for c in decisions:
+        apply_now(store, c, [*load(file), c])
+        record(file, c)
+    curated = store.export()
+    authors = _authors(curated)
+    assert authors[ZHANG1] == {
+        "Starling preference data",
+        "Preference models meet point clouds",
+        "Adaptive soft thresholding",
+    }
+    assert ZHANG_BY_NAME not in authors  # merged away: its node is gone
+    assert authors[ZHANG3] == {"Cross attention for point clouds"}
+    assert authors[split_id(ZHANG3, [denoising])] == {"Image denoising with point priors"}
+    ada = _props(curated, ADA)
+    assert ada["name"] == "Augusta Ada King" and "Ada Lovelace" in ada["aliases"]
+    assert f"curated: {ZHANG_BY_NAME} merged into {ZHANG1}" in _props(curated, ZHANG1)["mergeEvidence"]
+    assert [c.describe() for c in load(file)] == [c.describe() for c in decisions]
+    store.clear()
+    for path in paths[::-1]:  # a fresh store, one file per ingest, in reverse: the same graph
+        ingest([path], store, pipeline, jobs=1, curations=load(file))
+    assert store.export() == curated
+
+
+def test_kg_curate_records_lists_and_refuses_unknown_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from api.cli import main
+
+    data = tmp_path / "kg"
+    paths = _write(tmp_path / "in")
+    assert main(["ingest", "--no-progress", "--jobs", "1", "--data-dir", str(data), *map(str, paths)]) == 0
+    capsys.readouterr()
+    assert main(["curate", "merge-authors", ZHANG1, ZHANG_BY_NAME, "--data-dir", str(data)]) == 0
+    assert "recorded in" in capsys.readouterr().out
+    assert (data / "curations.jsonl").read_text(encoding="utf-8") == (
+        '{"verb": "merge-authors", "ids": ["' + ZHANG1 + '", "' + ZHANG_BY_NAME + '"]}\n'
+    )
+    assert main(["curate", "rename-author", "author:nobody", "X", "--data-dir", str(data)]) == 2
+    assert "no Author 'author:nobody' in the store" in capsys.readouterr().err
+    assert main(["curate", "list", "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"1. merge-authors {ZHANG1} {ZHANG_BY_NAME}",
+        f"1 decision(s) in {data / 'curations.jsonl'}",
+    ]
+    (data / "curations.jsonl").write_text('{"verb": "merge-authors", "ids": ["a"]}\n', encoding="utf-8")
+    assert main(["ingest", "--no-progress", "--data-dir", str(data), str(paths[0])]) == 2
+    assert "curations.jsonl:1: merge-authors needs two or more different ids" in capsys.readouterr().err
