@@ -23,6 +23,7 @@ from strawberry.types.nodes import SelectedField, Selection
 from api.context import Context
 from kg.ids import fold
 from kg.models import Node
+from kg.read.key_concepts import KeyConcept as DomainKeyConcept
 from kg.read.service import PaperFilter, PaperPage
 from kg.stores.protocol import Edge as StoreEdge
 from kg.stores.protocol import Page, PaperQuery
@@ -64,6 +65,15 @@ class ConceptKind(Enum):
 class ConceptOrder(Enum):
     PAPER_COUNT = "PAPER_COUNT"
     NAME = "NAME"
+
+
+@strawberry.enum(description="Where a paper's key concept came from.")
+class KeyConceptSource(Enum):
+    VOCABULARY = strawberry.enum_value("VOCABULARY", description="The curated vocabulary.")
+    DISCOVERED = strawberry.enum_value("DISCOVERED", description="Found in the paper's text.")
+    PREDICTED = strawberry.enum_value(
+        "PREDICTED", description="Implied by the text rather than said (a model's prediction)."
+    )
 
 
 @strawberry.enum(description="Order of an author list.")
@@ -330,6 +340,18 @@ class Paper:
         ranked = by_score(edges)
         return [ConceptMention.from_edge(e) for e in (ranked if first is None else ranked[: max(first, 0)])]
 
+    @strawberry.field(
+        description="Every concept it is about or mentions, best first (the extractor's score, then "
+        "salience), including phrases of this paper only, which have no Concept node (`concept` null)."
+    )
+    def key_concepts(self, info: Info, first: int | None = 10) -> list[KeyConcept]:
+        n = check_first(info, first, default=10)
+
+        def convert(ranked: list[DomainKeyConcept]) -> list[KeyConcept]:
+            return [KeyConcept.from_domain(k) for k in ranked[:n]]
+
+        return info.context.key_concepts.get(self.id, convert)
+
     @strawberry.field(description="Concepts it introduces (new methods, models, datasets).")
     async def introduces(self, info: Info) -> list[Concept]:
         edges = await info.context.loaders.neighbors("INTRODUCES", "out").load(self.id)
@@ -352,6 +374,33 @@ class ConceptMention:
             count=int(count) if isinstance(count, int | float) else 1,
             score=float(score) if isinstance(score, int | float) else 0.0,
             evidence=[str(s) for s in evidence] if isinstance(evidence, list) else [],
+        )
+
+
+@strawberry.type(description="A concept a paper is about or mentions, as the paper has it.")
+class KeyConcept:
+    name: str = strawberry.field(description="The canonical name.")
+    surface: str = strawberry.field(description="The paper's own wording.")
+    score: float = strawberry.field(description="Rank score within this paper (higher is better).")
+    salience: float = strawberry.field(description="How central it is to the paper, 0-1.")
+    about: bool = strawberry.field(description="The paper is about it, not just mentioning it.")
+    source: KeyConceptSource
+    evidence: list[str] = strawberry.field(description="Sentences that mention it.")
+    concept: Concept | None = strawberry.field(
+        description="Its Concept node; null for a phrase of this paper only (no other paper has it yet)."
+    )
+
+    @classmethod
+    def from_domain(cls, k: DomainKeyConcept) -> KeyConcept:
+        return cls(
+            name=k.name,
+            surface=k.surface,
+            score=k.score,
+            salience=k.salience,
+            about=k.about,
+            source=KeyConceptSource(k.source),
+            evidence=k.evidence,
+            concept=Concept.from_domain(k.node) if k.node is not None else None,
         )
 
 

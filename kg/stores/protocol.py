@@ -29,6 +29,7 @@ from kg.models import (
     Label,
     Node,
     PaperRecord,
+    Properties,
     Relationship,
     RelType,
     StoreCounts,
@@ -52,6 +53,15 @@ class SearchHit(NamedTuple):
 
     node: Node
     score: float
+
+
+class KeyphraseRow(NamedTuple):
+    """A paper's phrase kept off the graph (:mod:`kg.provisional`): the concept id it would have,
+    the concept's properties and the paper's ``MENTIONS`` properties, as the record gave them."""
+
+    concept: str
+    node: Properties
+    rel: Properties
 
 
 class Weighted(NamedTuple):
@@ -85,11 +95,14 @@ class PaperQuery:
 
     ``concepts``: papers that mention or introduce any of these concept ids (the caller expands
     the narrower closure); with ``about_only`` a ``MENTIONS`` counts only when ``about`` is true
-    (``INTRODUCES`` always counts). ``venues`` / ``topics``: any of these ids. ``text``: full-text
-    match over title and abstract; results are then ranked by relevance.
+    (``INTRODUCES`` always counts). ``phrases``: papers holding a keyphrase row of any of these
+    concept ids (a phrase that is no node yet; ``about_only`` applies to the row's mention).
+    ``venues`` / ``topics``: any of these ids. ``text``: full-text match over title and abstract;
+    results are then ranked by relevance.
     """
 
     concepts: tuple[str, ...] | None = None
+    phrases: tuple[str, ...] | None = None
     about_only: bool = False
     author: str | None = None
     venues: tuple[str, ...] | None = None
@@ -230,6 +243,17 @@ class ReadStore(GraphStore, Protocol):
 
     def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
         """For each folded author name key, the author it names (smallest id on ties), or ``None``."""
+        ...
+
+    def keyphrase_concepts(self, key: str, limit: int) -> list[str]:
+        """The concept ids of the keyphrase rows whose :func:`kg.provisional.phrase_key` is
+        ``key``, sorted, at most ``limit``: a phrase asked for by name that is no node."""
+        ...
+
+    # -- a paper's phrases ---------------------------------------------------------------------
+    def paper_keyphrases(self, paper_ids: Sequence[str]) -> list[list[KeyphraseRow]]:
+        """For each paper id (in key order) its keyphrase rows, sorted by concept id (internal
+        keys of the row's concept map left out); empty for a missing paper."""
         ...
 
     # -- listings ------------------------------------------------------------------------------

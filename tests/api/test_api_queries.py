@@ -397,3 +397,43 @@ def test_communities(gql: GQL) -> None:
     arora_team = [c for c in d["coauthors"] if "Sanjeev Arora" in [m["name"] for m in c["members"]]]
     if arora_team:
         assert "Abhishek Panigrahi" in [m["name"] for m in arora_team[0]["members"]]
+
+
+# -- key concepts ---------------------------------------------------------------------------------
+
+KEY_CONCEPTS = """{ papers(first: 100) { nodes { id
+    concepts { concept { id name } }
+    keyConcepts(first: 100) { name surface score salience about source evidence concept { id name } }
+    top: keyConcepts { name } } } }"""
+
+
+def test_key_concepts_list_every_mention_and_the_paper_only_phrases(gql: GQL) -> None:
+    papers = data(gql(KEY_CONCEPTS))["papers"]["nodes"]
+    phrases: list[tuple[str, dict[str, Any]]] = []
+    for paper in papers:
+        listed = paper["keyConcepts"]
+        scores = [k["score"] for k in listed]
+        assert scores == sorted(scores, reverse=True), paper["id"]  # best first
+        assert len(paper["top"]) == min(10, len(listed))  # first: 10 by default
+        assert [k["name"] for k in paper["top"]] == [k["name"] for k in listed[:10]]
+        nodes = [k["concept"] for k in listed if k["concept"] is not None]
+        # every concept it mentions, under the canonical name (the surface is the paper's wording)
+        assert sorted(c["id"] for c in nodes) == sorted(m["concept"]["id"] for m in paper["concepts"])
+        assert all(k["name"] == k["concept"]["name"] for k in listed if k["concept"] is not None)
+        assert all(k["source"] in ("VOCABULARY", "DISCOVERED", "PREDICTED") for k in listed)
+        phrases += [(paper["id"], k) for k in listed if k["concept"] is None]
+    assert phrases, "the seeds have phrases of one paper only"
+    assert all(k["source"] == "DISCOVERED" and k["evidence"] for _, k in phrases)
+    assert any(k["surface"] != k["name"] for p in papers for k in p["keyConcepts"])
+
+
+def test_a_paper_only_phrase_finds_its_paper_and_no_concept(gql: GQL) -> None:
+    papers = data(gql(KEY_CONCEPTS))["papers"]["nodes"]
+    pid, phrase = next((p["id"], k) for p in papers for k in p["keyConcepts"] if k["concept"] is None)
+    q = """query($n: String!) { concept(name: $n) { id }
+        papers(where: {concept: $n, includeMentions: true}) { totalCount nodes { id } } }"""
+    d = data(gql(q, n=phrase["name"]))
+    assert d["concept"] is None
+    assert pid in ids_of(d["papers"])
+    unknown = gql('{ papers(where: {concept: "zzz no such phrase"}) { totalCount } }')
+    assert unknown["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"

@@ -17,6 +17,7 @@ from kg.errors import GraphStoreError
 from kg.stores.neo4j.queries import (
     FULLTEXT_FIELDS,
     FULLTEXT_INDEX,
+    KEYPHRASE_LABEL,
     LOCK_ID,
     LOCK_LABEL,
     NODE_LABEL,
@@ -231,6 +232,11 @@ def _paper_filters(query: PaperQuery, driver: str | None) -> list[str]:
             "EXISTS { MATCH (p)-[r:MENTIONS|INTRODUCES]->(c) WHERE c.id IN $concepts"
             f"{_concept_cond('r', query.about_only)} }}"
         )
+    if query.phrases is not None and driver != "phrases":
+        about = " AND k.about" if query.about_only else ""
+        out.append(
+            f"EXISTS {{ MATCH (k:{KEYPHRASE_LABEL} {{paper: p.id}}) WHERE k.concept IN $phrases{about} }}"
+        )
     if query.venues is not None and driver != "venues":
         out.append("EXISTS { MATCH (p)-[:PUBLISHED_IN]->(v) WHERE v.id IN $venues }")
     if query.topics is not None and driver != "topics":
@@ -248,6 +254,12 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
             f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
             f"WHERE true{_concept_cond('r', query.about_only)} WITH DISTINCT p "
         )
+    if driver == "phrases":
+        about = " AND k.about" if query.about_only else ""
+        return (
+            f"MATCH (k:{KEYPHRASE_LABEL}) WHERE k.concept IN $phrases{about} "
+            f"MATCH (p:{_N}:Paper {{id: k.paper}}) WITH DISTINCT p "
+        )
     if driver == "venues":
         return f"UNWIND $venues AS vid MATCH (:{_N} {{id: vid}})<-[:PUBLISHED_IN]-(p:Paper) WITH DISTINCT p "
     if driver == "topics":
@@ -264,6 +276,7 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
     return {
         "author": query.author,
         "concepts": list(query.concepts or ()),
+        "phrases": list(query.phrases or ()),
         "venues": list(query.venues or ()),
         "topics": list(query.topics or ()),
         "year": query.year,

@@ -30,9 +30,11 @@ from kg.models import (
     trusted_relationship,
 )
 from kg.names import query_loose_key
+from kg.provisional import row_concept
 from kg.stores.protocol import (
     Direction,
     Edge,
+    KeyphraseRow,
     ListOrder,
     NodeRow,
     Page,
@@ -296,6 +298,26 @@ class SQLiteReads:
     def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
         return self._by_keys([schema.AUTHOR_PREFIX + k for k in keys], "Author")
 
+    def keyphrase_concepts(self, key: str, limit: int) -> list[str]:
+        if not key or limit <= 0:
+            return []
+        rows = self._all(
+            "SELECT DISTINCT concept_id FROM keyphrases WHERE key = ? ORDER BY concept_id LIMIT ?",
+            (key, limit),
+        )
+        return [r[0] for r in rows]
+
+    def paper_keyphrases(self, paper_ids: Sequence[str]) -> list[list[KeyphraseRow]]:
+        out: dict[str, list[KeyphraseRow]] = {i: [] for i in paper_ids}
+        for chunk in chunked(list(out)):
+            for pid, cid, node, rel in self._all(
+                "SELECT paper_id, concept_id, node, rel FROM keyphrases INDEXED BY keyphrases_by_paper "
+                f"WHERE paper_id IN ({_marks(len(chunk))}) ORDER BY paper_id, concept_id",
+                chunk,
+            ):
+                out[pid].append(KeyphraseRow(cid, row_concept(schema.loads(node)), schema.loads(rel)))
+        return [out[i] for i in paper_ids]
+
     def concepts_with_key_suffix(self, loose_key: str, limit: int) -> list[str]:
         if not loose_key:
             return []
@@ -335,6 +357,16 @@ class SQLiteReads:
                     [*q.concepts, *q.concepts],
                 )
             )
+        if q.phrases is not None:
+            about = " AND about = 1" if q.about_only else ""
+            distinct = "DISTINCT " if len(q.phrases) > 1 else ""
+            sets.append(
+                (
+                    f"SELECT {distinct}paper_id FROM keyphrases "
+                    f"WHERE concept_id IN ({_marks(len(q.phrases))}){about}",
+                    list(q.phrases),
+                )
+            )
         if q.author is not None:
             sets.append(("SELECT \"end\" FROM rels WHERE start = ? AND type = 'AUTHORED'", [q.author]))
         for ids, rel in ((q.venues, "PUBLISHED_IN"), (q.topics, "HAS_TOPIC")):
@@ -365,6 +397,13 @@ class SQLiteReads:
                 f'AND +m."end" IN ({_marks(len(q.concepts))}){about})'
             )
             params.extend(q.concepts)
+        if q.phrases is not None:
+            about = " AND k.about = 1" if q.about_only else ""
+            tests.append(
+                "EXISTS (SELECT 1 FROM keyphrases k INDEXED BY keyphrases_by_paper WHERE k.paper_id = p.id "
+                f"AND k.concept_id IN ({_marks(len(q.phrases))}){about})"
+            )
+            params.extend(q.phrases)
         if q.author is not None:
             tests.append(
                 "EXISTS (SELECT 1 FROM rels a WHERE a.start = ? AND a.type = 'AUTHORED' AND a.\"end\" = p.id)"

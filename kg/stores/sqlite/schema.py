@@ -17,7 +17,9 @@ JSON property map, and name lookups go through a key table instead of scanning n
 - ``name_keys``: :mod:`kg.names` keys of every concept name/alias and author name, with a rank.
 - ``fts``: FTS5 (BM25) over paper titles/abstracts and concept names/aliases; ``rowid`` is the
   node's rowid.
-- ``keyphrases``: provisional concepts not yet carried by two papers (:mod:`kg.stores.sqlite.keyphrases`).
+- ``keyphrases``: provisional concepts not yet carried by two papers (:mod:`kg.stores.sqlite.keyphrases`),
+  with the row's lookup ``key`` (:func:`kg.provisional.phrase_key`) and ``about`` flag, indexed
+  by paper (a paper's key concepts) and by key (papers by a phrase's name).
 - ``meta``: the schema format and the store version (bumped by every write that changed something).
 """
 
@@ -30,6 +32,7 @@ import orjson
 from kg.ids import fold
 from kg.models import Properties
 from kg.names import author_keys, concept_keys, loose_key
+from kg.provisional import KEYPHRASES, phrase_key, row_about
 
 FORMAT = 1
 # Node and relationship counts per label and type, kept by triggers in every write transaction,
@@ -170,6 +173,50 @@ def ensure_ties(c: sqlite3.Connection) -> None:
         raise
 
 
+# The keyphrase table's lookup columns and indexes (see the module docstring), added to a store
+# written before them when it is opened, with the columns filled from the rows' maps.
+KEYPHRASE_INDEXES: tuple[str, ...] = (
+    "CREATE INDEX IF NOT EXISTS keyphrases_by_paper ON keyphrases (paper_id, concept_id)",
+    "CREATE INDEX IF NOT EXISTS keyphrases_by_key ON keyphrases (key, about, paper_id)",
+)
+
+
+def keyphrase_columns(node: Properties, rel: Properties) -> tuple[str, int]:
+    """``(key, about)`` of a keyphrase row."""
+    return phrase_key(node), int(row_about(rel))
+
+
+def ensure_keyphrase_lookup(c: sqlite3.Connection) -> None:
+    """Give a store written before the keyphrase lookup its columns, values and indexes (once)."""
+
+    def indexed() -> bool:
+        return bool(
+            c.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'keyphrases_by_key'"
+            ).fetchone()
+        )
+
+    if indexed():
+        return
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in c.execute("PRAGMA table_info(keyphrases)")}
+        if "key" not in columns:
+            c.execute("ALTER TABLE keyphrases ADD COLUMN key TEXT")
+            c.execute("ALTER TABLE keyphrases ADD COLUMN about INTEGER")
+            rows = c.execute("SELECT concept_id, paper_id, node, rel FROM keyphrases").fetchall()
+            c.executemany(
+                "UPDATE keyphrases SET key = ?, about = ? WHERE concept_id = ? AND paper_id = ?",
+                [(*keyphrase_columns(loads(n), loads(r)), cid, pid) for cid, pid, n, r in rows],
+            )
+        for statement in KEYPHRASE_INDEXES:
+            c.execute(statement)
+        c.execute("COMMIT")
+    except BaseException:
+        c.execute("ROLLBACK")
+        raise
+
+
 AUTHOR_PREFIX = "a:"
 
 DDL = """
@@ -213,6 +260,8 @@ CREATE TABLE IF NOT EXISTS keyphrases (
     paper_id TEXT NOT NULL,
     node BLOB NOT NULL,
     rel BLOB NOT NULL,
+    key TEXT,
+    about INTEGER,
     PRIMARY KEY (concept_id, paper_id)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
@@ -301,7 +350,9 @@ def name_key_rows(node_id: str, label: str, props: Properties) -> list[tuple[str
 def fts_row(label: str, props: Properties) -> tuple[str, str, str, str] | None:
     """``(title, abstract, name, aliases)`` indexed for search, or ``None`` for unsearched labels."""
     if label == "Paper":
-        return (str(props.get("title") or ""), str(props.get("abstract") or ""), "", "")
+        # its paper-only phrases (kg.provisional) as its aliases: search finds a paper by them
+        phrases = " ".join(_strings(props.get(KEYPHRASES)))
+        return (str(props.get("title") or ""), str(props.get("abstract") or ""), "", phrases)
     if label == "Concept":
         return ("", "", str(props.get("name") or ""), " ".join(_strings(props.get("aliases"))))
     return None

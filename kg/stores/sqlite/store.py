@@ -176,6 +176,7 @@ class SQLiteStore(SQLiteReads):
         schema.ensure_counts(c)
         schema.ensure_indexes(c)
         schema.ensure_ties(c)
+        schema.ensure_keyphrase_lookup(c)
 
     @staticmethod
     def _format(c: sqlite3.Connection) -> tuple[int] | None:
