@@ -67,13 +67,24 @@ class ConceptOrder(Enum):
     NAME = "NAME"
 
 
-@strawberry.enum(description="Where a paper's key concept came from.")
+@strawberry.enum(
+    description="Where a paper's key concept came from. VOCABULARY: the curated vocabulary; "
+    "DISCOVERED: found in the paper's text; PREDICTED: implied by the text rather than said."
+)
 class KeyConceptSource(Enum):
-    VOCABULARY = strawberry.enum_value("VOCABULARY", description="The curated vocabulary.")
-    DISCOVERED = strawberry.enum_value("DISCOVERED", description="Found in the paper's text.")
-    PREDICTED = strawberry.enum_value(
-        "PREDICTED", description="Implied by the text rather than said (a model's prediction)."
-    )
+    VOCABULARY = "VOCABULARY"
+    DISCOVERED = "DISCOVERED"
+    PREDICTED = "PREDICTED"
+
+
+@strawberry.enum(
+    description="Order of a concept's papers. RELEVANCE: most central first (papers about the "
+    "concept before passing mentions, then by salience and score of the paper's best link to it, "
+    "then newest); NEWEST: newest first, then by title."
+)
+class PaperOrder(Enum):
+    RELEVANCE = "RELEVANCE"
+    NEWEST = "NEWEST"
 
 
 @strawberry.enum(description="Order of an author list.")
@@ -439,8 +450,9 @@ class Concept:
         return await info.context.call(service.paper_count, query)
 
     @strawberry.field(
-        description="Papers about it, newest first; a contextual-bandits paper is a bandits paper. "
-        "`includeMentions` adds papers that only mention it in passing."
+        description="Papers about it, most central first (`orderBy: NEWEST` for newest first); a "
+        "contextual-bandits paper is a bandits paper. `includeMentions` adds papers that only "
+        "mention it in passing."
     )
     async def papers(
         self,
@@ -449,12 +461,14 @@ class Concept:
         after: str | None = None,
         include_narrower: bool | None = True,
         include_mentions: bool | None = False,
+        order_by: PaperOrder | None = PaperOrder.RELEVANCE,
     ) -> Connection[Paper]:
         query = await info.context.call(
             info.context.service.concept_query,
             self.id,
             include_narrower is not False,
             include_mentions is not True,
+            (order_by or PaperOrder.RELEVANCE).value,
         )
         return await paper_connection(info, query, first, after)
 

@@ -29,7 +29,7 @@ from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.key_concepts import KeyConcept, key_concepts
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
-from kg.stores.protocol import ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit
+from kg.stores.protocol import ListOrder, Page, PairType, PaperOrder, PaperQuery, ReadStore, SearchHit
 from kg.text_index import search_words
 
 if TYPE_CHECKING:
@@ -155,9 +155,11 @@ class ReadService:
         """``cid`` and every concept below it (cached per version)."""
         return self._memo(("closure", cid), lambda: tuple(self.store.narrower_closure(cid, CLOSURE_LIMIT)))
 
-    def concept_query(self, cid: str, include_narrower: bool = True, about_only: bool = True) -> PaperQuery:
+    def concept_query(
+        self, cid: str, include_narrower: bool = True, about_only: bool = True, order: PaperOrder = "NEWEST"
+    ) -> PaperQuery:
         ids = self.closure(cid) if include_narrower else (cid,)
-        return PaperQuery(concepts=ids, about_only=about_only)
+        return PaperQuery(concepts=ids, about_only=about_only, order=order)
 
     def phrase_ids(self, name: str) -> tuple[str, ...]:
         """The concept ids of the keyphrase rows a name denotes (its loose key; cached)."""

@@ -437,3 +437,36 @@ def test_a_paper_only_phrase_finds_its_paper_and_no_concept(gql: GQL) -> None:
     assert pid in ids_of(d["papers"])
     unknown = gql('{ papers(where: {concept: "zzz no such phrase"}) { totalCount } }')
     assert unknown["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+def test_concept_papers_most_central_first_and_pages_stay_windows(gql: GQL) -> None:
+    q = """query($n: String!, $o: PaperOrder, $f: Int, $a: String) { concept(name: $n) {
+        papers(first: $f, after: $a, orderBy: $o, includeMentions: true) {
+            totalCount nodes { id year keyConcepts(first: 100) { about salience concept { id } } }
+            pageInfo { hasNextPage endCursor } } } }"""
+    name = "large language models"
+    relevant = data(gql(q, n=name, f=100))["concept"]["papers"]
+    newest = data(gql(q, n=name, o="NEWEST", f=100))["concept"]["papers"]
+    assert relevant["totalCount"] == newest["totalCount"] > 3
+    assert sorted(ids_of(relevant)) == sorted(ids_of(newest))
+    years = [p["year"] or 0 for p in newest["nodes"]]
+    assert years == sorted(years, reverse=True)
+    assert ids_of(relevant) != ids_of(newest)
+    # papers about it before papers that mention it in passing (the paper's link to the concept)
+    cid = data(gql('query($n: String!) { concept(name: $n) { id } }', n=name))["concept"]["id"]
+    about = [
+        next(k["about"] for k in p["keyConcepts"] if (k["concept"] or {}).get("id") == cid)
+        for p in relevant["nodes"]
+        if any((k["concept"] or {}).get("id") == cid for k in p["keyConcepts"])
+    ]
+    assert about == sorted(about, reverse=True) and True in about
+    # cursors walk the same order
+    walked: list[str] = []
+    after = None
+    while True:
+        page = data(gql(q, n=name, f=3, a=after))["concept"]["papers"]
+        walked += ids_of(page)
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert walked == ids_of(relevant)

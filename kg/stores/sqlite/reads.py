@@ -32,6 +32,7 @@ from kg.models import (
 from kg.names import query_loose_key
 from kg.provisional import row_concept
 from kg.stores.protocol import (
+    SCORE_WEIGHT,
     Direction,
     Edge,
     KeyphraseRow,
@@ -456,6 +457,9 @@ class SQLiteReads:
             members = f" AND p.id IN ({compound})"
         if limit <= 0 or offset >= total:
             return Page(ids=[], total=total)
+        if query.order == "RELEVANCE" and query.concepts is not None:
+            others = sets[1:]  # the concepts' set is the first (_paper_sets)
+            return Page(ids=self._relevant_papers(query, others, offset, limit), total=total)
         route: Route = page_route(total, (offset + limit) * papers) if sets else "walk"
         if route == "test":
             members, params = self._paper_tests(query)
@@ -467,6 +471,33 @@ class SQLiteReads:
             [*params, limit, offset],
         )
         return Page(ids=[r[0] for r in rows], total=total)
+
+    def _relevant_papers(
+        self, query: PaperQuery, others: list[tuple[str, list[Any]]], offset: int, limit: int
+    ) -> list[str]:
+        """A page of the papers of ``query.concepts`` by relevance (see ``PaperQuery.order``):
+        each paper's best link, its relevance computed from the link's map as Neo4j computes it
+        from the relationship's properties (:func:`kg.stores.protocol.link_relevance`), then
+        newest first; ``others``: the query's other conditions as id sets.
+
+        Every link of the concepts is read (the rank is in the property map, not an index):
+        about ``total`` rows, like the fetch route of the newest order.
+        """
+        concepts = list(query.concepts or ())
+        marks = _marks(len(concepts))
+        about = " AND (type = 'INTRODUCES' OR about = 1)" if query.about_only else ""
+        members = "".join(f" AND m.pid IN ({sql})" for sql, _ in others)
+        rows = self._all(
+            "SELECT m.pid FROM (SELECT start AS pid, MAX(CASE WHEN type = 'INTRODUCES' THEN 3.0 "
+            "ELSE 2.0 * about + coalesce(json_extract(CAST(props AS TEXT), '$.salience'), 0.0) END "
+            "+ ? * min(max(coalesce(json_extract(CAST(props AS TEXT), '$.score'), 0.0), 0.0), "
+            "99.0)) AS r FROM rels INDEXED BY rels_by_end_about "
+            f"WHERE \"end\" IN ({marks}) AND type IN ('MENTIONS', 'INTRODUCES'){about} GROUP BY start) m "
+            f"JOIN nodes p ON p.id = m.pid WHERE true{members} "
+            "ORDER BY m.r DESC, p.year DESC, p.sort_key, p.id LIMIT ? OFFSET ?",
+            [SCORE_WEIGHT, *concepts, *(p for _, ps in others for p in ps), limit, offset],
+        )
+        return [r[0] for r in rows]
 
     def _text_papers(self, text: str, sets: list[tuple[str, list[Any]]], offset: int, limit: int) -> Page:
         """Full-text matches among the papers meeting the other conditions, best first (at most
