@@ -453,7 +453,7 @@ def test_concept_papers_most_central_first_and_pages_stay_windows(gql: GQL) -> N
     assert years == sorted(years, reverse=True)
     assert ids_of(relevant) != ids_of(newest)
     # papers about it before papers that mention it in passing (the paper's link to the concept)
-    cid = data(gql('query($n: String!) { concept(name: $n) { id } }', n=name))["concept"]["id"]
+    cid = data(gql("query($n: String!) { concept(name: $n) { id } }", n=name))["concept"]["id"]
     about = [
         next(k["about"] for k in p["keyConcepts"] if (k["concept"] or {}).get("id") == cid)
         for p in relevant["nodes"]

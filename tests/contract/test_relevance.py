@@ -21,7 +21,8 @@ def _paper(key: str, year: int | None, links: list[tuple[str, Node, dict[str, An
         props["year"] = year
     pid = f"paper:{key}"
     rels = [Relationship(type="BROADER", start=Y.id, end=X.id)]
-    rels += [Relationship.model_validate({"type": t, "start": pid, "end": c.id, "properties": p}) for t, c, p in links]
+    for t, c, p in links:
+        rels.append(Relationship.model_validate({"type": t, "start": pid, "end": c.id, "properties": p}))
     return PaperRecord(paper=Node(id=pid, label="Paper", properties=props), nodes=[X, Y], relationships=rels)
 
 

@@ -97,7 +97,9 @@ def _by_relevance(store: SQLiteStore, query: PaperQuery) -> list[str]:
             for rel_type in ("MENTIONS", "INTRODUCES")
             for e in store.neighbors_many([pid], rel_type, "out")[0]
             if e.node.id in concepts
-            and (rel_type == "INTRODUCES" or not query.about_only or e.rel.properties.get("about") is not False)
+            and (
+                rel_type == "INTRODUCES" or not query.about_only or e.rel.properties.get("about") is not False
+            )
         ]
         for pid in newest
     }
