@@ -7,6 +7,7 @@ only at 100k papers, on the broadest concepts. Here every route is forced on eve
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -126,3 +127,31 @@ def test_the_relevance_order_is_the_rule_on_every_query_and_window(store: SQLite
         for q in _queries(store)
         if q.concepts is not None
     )
+
+
+def test_a_store_written_before_the_rank_gets_it_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:
+    """``rels.rank`` and its index are added to an older store (the column filled from each
+    link's map), and relevance pages are then what a new store gives."""
+    new = SQLiteStore(tmp_path / "new")
+    new.upsert(seed_records)
+    old_dir = tmp_path / "old"
+    old = SQLiteStore(old_dir)
+    old.upsert(seed_records)
+    old.close()
+    c = sqlite3.connect(old_dir / "graph.sqlite")
+    c.execute("DROP INDEX rels_by_end_about_rank")
+    c.execute('CREATE INDEX rels_by_end_about ON rels ("end", type, about, start)')
+    c.execute("ALTER TABLE rels DROP COLUMN rank")
+    c.commit()
+    c.close()
+    reopened = SQLiteStore(old_dir)
+    indexes = {
+        r[0] for r in reopened._reader().execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+    }
+    assert "rels_by_end_about_rank" in indexes and "rels_by_end_about" not in indexes
+    ranks = 'SELECT start, type, "end", rank FROM rels WHERE rank IS NOT NULL ORDER BY 1, 2, 3'
+    assert reopened._all(ranks) == new._all(ranks) != []
+    for query in _queries(new):
+        if query.concepts is not None:
+            relevant = replace(query, order="RELEVANCE")
+            assert reopened.papers(relevant, 0, 20) == new.papers(relevant, 0, 20)
