@@ -52,7 +52,7 @@ TARGETS = {
 PAPERS_PAGE = """query($after: String) { papers(first: 100, after: $after) {
     pageInfo { hasNextPage endCursor }
     nodes { id keyConcepts(first: 10) {
-        name surface concept { id paperCount(includeMentions: true) } } } } }"""
+        name surface concept { id paperCount(includeNarrower: false, includeMentions: true) } } } } }"""
 CONCEPT_PAPERS = """query($name: String!, $after: String) { concept(name: $name) { id
     papers(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { id } } } }"""
 STATS = "{ stats { nodes { label count } } }"

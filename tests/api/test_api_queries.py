@@ -68,8 +68,8 @@ def test_bandits_includes_papers_of_narrower_concepts(gql: GQL) -> None:
     assert set(ids_of(contextual["all"])) <= all_ids
     assert direct_ids <= all_ids
     assert bandits["all"]["totalCount"] >= bandits["direct"]["totalCount"]
-    assert bandits["closureCount"] == bandits["all"]["totalCount"]
-    assert bandits["paperCount"] <= bandits["direct"]["totalCount"]
+    # the same defaults as papers (narrower included): the count beside a list is its length
+    assert bandits["paperCount"] == bandits["closureCount"] == bandits["all"]["totalCount"]
 
 
 def test_paper_count_equals_total_count_under_the_same_arguments(gql: GQL) -> None:
@@ -79,8 +79,10 @@ def test_paper_count_equals_total_count_under_the_same_arguments(gql: GQL) -> No
         about: papers(first: 100, includeNarrower: false) { totalCount nodes { id } }
         any: papers(first: 100, includeNarrower: false, includeMentions: true) { totalCount nodes { id } }
         tree: papers(first: 100, includeMentions: true) { totalCount }
-        aboutCount: paperCount
-        anyCount: paperCount(includeMentions: true)
+        aboutCount: paperCount(includeNarrower: false)
+        anyCount: paperCount(includeNarrower: false, includeMentions: true)
+        defaultCount: paperCount
+        byDefault: papers { totalCount }
         treeCount: paperCount(includeNarrower: true, includeMentions: true)
     } }"""
     listing = data(gql("{ concepts(first: 30, orderBy: PAPER_COUNT) { nodes { name } } }"))
@@ -90,6 +92,7 @@ def test_paper_count_equals_total_count_under_the_same_arguments(gql: GQL) -> No
         assert c["aboutCount"] == c["about"]["totalCount"] == len(c["about"]["nodes"]), name
         assert c["anyCount"] == c["any"]["totalCount"] == len(c["any"]["nodes"]), name
         assert c["treeCount"] == c["tree"]["totalCount"], name
+        assert c["defaultCount"] == c["byDefault"]["totalCount"] >= c["aboutCount"], name
         assert set(ids_of(c["about"])) <= set(ids_of(c["any"])), name
         widened += c["anyCount"] > c["aboutCount"]
     assert widened, "some seed concept is only mentioned in passing by some paper"
@@ -129,7 +132,8 @@ def test_unknown_concept_is_null_with_suggestions(gql: GQL) -> None:
 def test_concepts_list_filters_orders_and_pages(gql: GQL) -> None:
     q = """query($s: String, $k: ConceptKind, $o: ConceptOrder, $after: String) {
         concepts(search: $s, kind: $k, orderBy: $o, first: 5, after: $after) {
-            totalCount nodes { name kind paperCount } pageInfo { hasNextPage endCursor } } }"""
+            totalCount nodes { name kind paperCount(includeNarrower: false) }
+            pageInfo { hasNextPage endCursor } } }"""
     by_count = data(gql(q))["concepts"]
     counts = [c["paperCount"] for c in by_count["nodes"]]
     assert counts == sorted(counts, reverse=True)
