@@ -418,6 +418,7 @@ def _write_nodes(batch: _Batch, directory: Path, version: int) -> CsvSet:
         [
             [q.VERSION_ID, str(version)],
             [q.PAIR_KEYS_ID, str(PAIR_KEYS_FORMAT)],
+            [q.KEYPHRASE_KEYS_ID, str(PAIR_KEYS_FORMAT)],  # every row below has its key too
         ],  # every pair below has its key
         out,
     )

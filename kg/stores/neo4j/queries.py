@@ -488,6 +488,26 @@ def set_pair_keys(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
     )
 
 
+# Meta node present once every keyphrase row carries its lookup ``key`` and ``about``.
+KEYPHRASE_KEYS_ID = "keyphrase-keys"
+
+
+def keyphrases_without_key() -> Statement:
+    """Every keyphrase row written before rows had ``key``/``about``: ``id, node, rel`` (streamed)."""
+    return Statement(
+        f"MATCH (k:{KEYPHRASE_LABEL}) WHERE k.about IS NULL RETURN k.id AS id, k.node AS node, k.rel AS rel"
+    )
+
+
+def set_keyphrase_keys(rows: Sequence[Sequence[Any]]) -> Statement:
+    """Set ``key`` and ``about`` of keyphrase rows: ``[id, key, about]``."""
+    return Statement(
+        f"UNWIND $rows AS row MATCH (k:{KEYPHRASE_LABEL} {{id: row[0]}}) "
+        "SET k.key = row[1], k.about = row[2]",
+        {"rows": [list(r) for r in rows]},
+    )
+
+
 def read_meta(meta_id: str) -> Statement:
     """``value`` of one meta node (no row when it does not exist)."""
     return Statement(f"MATCH (m:{META_LABEL} {{id: $id}}) RETURN m.value AS value", {"id": meta_id})

@@ -78,7 +78,7 @@ from kg.provisional import (
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
-from kg.stores.neo4j.pair_keys import ensure_pair_keys
+from kg.stores.neo4j.pair_keys import ensure_keyphrase_keys, ensure_pair_keys
 from kg.stores.neo4j.read_index import same_value, update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
 from kg.stores.protocol import Direction, Edge, NodeRow, SearchHit
@@ -528,6 +528,9 @@ class Neo4jStore(Neo4jReads):
         with self._errors():
             # streamed (the default fetch size), not materialised: millions of pairs at 100k papers
             ensure_pair_keys(
+                lambda: self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
+            )
+            ensure_keyphrase_keys(
                 lambda: self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
             )
 
