@@ -355,8 +355,9 @@ class Paper:
         return [ConceptMention.from_edge(e) for e in (ranked if first is None else ranked[: max(first, 0)])]
 
     @strawberry.field(
-        description="Every concept it is about or mentions, best first (the extractor's score, then "
-        "salience), including phrases of this paper only, which have no Concept node (`concept` null)."
+        description="Every concept it is about or mentions, best first (what it is about before passing "
+        "mentions, then by score, then salience), including phrases of this paper only, which have no "
+        "Concept node (`concept` null)."
     )
     def key_concepts(self, info: Info, first: int | None = 10) -> list[KeyConcept]:
         n = check_first(info, first, default=10)

@@ -416,8 +416,8 @@ def test_key_concepts_list_every_mention_and_the_paper_only_phrases(gql: GQL) ->
     phrases: list[tuple[str, dict[str, Any]]] = []
     for paper in papers:
         listed = paper["keyConcepts"]
-        scores = [k["score"] for k in listed]
-        assert scores == sorted(scores, reverse=True), paper["id"]  # best first
+        ranks = [(k["about"], k["score"]) for k in listed]
+        assert ranks == sorted(ranks, reverse=True), paper["id"]  # about first, then by score
         assert len(paper["top"]) == min(10, len(listed))  # first: 10 by default
         assert [k["name"] for k in paper["top"]] == [k["name"] for k in listed[:10]]
         nodes = [k["concept"] for k in listed if k["concept"] is not None]

@@ -64,7 +64,7 @@ def tor_paper(title: str | None = TITLE) -> PaperRecord:
         _mention(P1, ANON, 2.0, True, "anonymity"),
         _mention(P1, ART, 1.5, True, "ASCII art"),
         _mention(P1, ONION, 1.5, True, "onion routing"),
-        _mention(P1, PRIVACY, 0.9, False, "privacy", predicted=True),
+        _mention(P1, PRIVACY, 2.5, False, "privacy", predicted=True),  # scored high, only mentioned
         _mention(P1, HIDDEN, 0.5, False, "Hidden Services"),
     ]
     return PaperRecord(paper=paper, nodes=[TOR, ANON, ART, ONION, PRIVACY, HIDDEN], relationships=rels)
@@ -109,7 +109,8 @@ def test_key_concepts_list_nodes_and_paper_only_phrases_best_first(store: ReadSt
         # equal scores and salience: by folded name
         ("ASCII art", "ASCII art", 1.5, True, "DISCOVERED", None, ["a sentence with ASCII art"]),
         ("onion routing", "onion routing", 1.5, True, "DISCOVERED", None, ["a sentence with onion routing"]),
-        ("privacy", "privacy", 0.9, False, "PREDICTED", PRIVACY.id, ["a sentence with privacy"]),
+        # what the paper is about comes first, whatever the score
+        ("privacy", "privacy", 2.5, False, "PREDICTED", PRIVACY.id, ["a sentence with privacy"]),
         (
             "hidden service",
             "Hidden Services",
