@@ -199,11 +199,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_curate_parser(sub, _add_store_flags)
 
-    p = sub.add_parser("eval-concepts", help="score concept extraction against author keywords")
-    p.add_argument("file", type=Path, metavar="FILE.jsonl")
-    p.add_argument("--limit", type=int, default=None, help="first N papers by id")
-    p.add_argument("--mode", choices=["fast", "accurate", "both"], default="both")
-    p.add_argument("--no-yake", action="store_true", help="skip the YAKE baseline")
+    p = sub.add_parser(
+        "eval-concepts",
+        help="score the key concepts the API shows (and the extractor's records) against author keywords",
+    )
+    p.add_argument(
+        "file", type=Path, nargs="+", metavar="FILE.jsonl", help="dev sets (JSONL or paperlists JSON)"
+    )
+    p.add_argument("--limit", type=int, default=None, help="first N papers by id of each file")
+    p.add_argument("--mode", choices=["fast", "accurate"], default="fast")
+    p.add_argument("--no-quality", action="store_true", help="skip the fragment and generic rates")
     return parser
 
 
@@ -415,14 +420,24 @@ _SERVE_ENV = (
 
 
 def cmd_eval_concepts(args: argparse.Namespace) -> int:
-    from kg.eval_cli import run_eval_concepts
+    from api.concept_eval import run
+    from kg.eval_cli import quality_lines
+    from kg.evaluation import load_eval_papers
 
-    if not args.file.is_file():
-        what = "is a folder, not a file" if args.file.is_dir() else "does not exist"
-        raise ConfigError(f"{args.file} {what} (a JSONL file of papers with abstracts and keywords)")
+    for f in args.file:
+        if not f.is_file():
+            what = "is a folder, not a file" if f.is_dir() else "does not exist"
+            raise ConfigError(f"{f} {what} (a JSONL file of papers with abstracts and keywords)")
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit must be a positive number of papers, got {args.limit}")
-    return run_eval_concepts(args.file, limit=args.limit, mode=args.mode, yake=not args.no_yake)
+    sets = {f.name: load_eval_papers(f, limit=args.limit) for f in args.file}
+    result = run(sets, sys.stdout, mode=args.mode)
+    if not args.no_quality:
+        for dev in result.devs:
+            sys.stdout.write(
+                "\n".join(quality_lines(dev.papers, dev.records, f"{dev.label} extractor")) + "\n"
+            )
+    return 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:

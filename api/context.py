@@ -14,6 +14,7 @@ from api.lanes import HEAVY, run_in
 from api.loaders import Loaders, Lookup, call_store
 from kg.config import Settings
 from kg.models import Node
+from kg.read.key_concepts import KeyConcept
 from kg.read.service import ReadService
 from kg.stores.protocol import ReadStore
 
@@ -41,6 +42,7 @@ class Context:
         # Links every page of papers or co-authors asks for: one store query per level.
         self.paper_authors: Lookup[str, list[Node]] = Lookup(service.paper_authors_many, self.offload)
         self.paper_venue: Lookup[str, Node | None] = Lookup(service.paper_venue_many, self.offload)
+        self.key_concepts: Lookup[str, list[KeyConcept]] = Lookup(service.key_concepts_many, self.offload)
         self.coauthors: Lookup[str, list[tuple[Node, int]]] = Lookup(service.coauthors_many, self.offload)
 
     async def call(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:

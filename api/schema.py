@@ -84,7 +84,9 @@ class PaperFilterInput:
         default=None, description="A topic path (`Deep Learning · Algorithms`) or name; subtopics included."
     )
     concept: str | None = strawberry.field(
-        default=None, description="A concept name, alias, plural or acronym; narrower concepts included."
+        default=None,
+        description="A concept name, alias, plural or acronym; narrower concepts included. A phrase "
+        "that is no Concept node yet (a key concept of its paper only) finds the papers that have it.",
     )
     author: str | None = strawberry.field(
         default=None,

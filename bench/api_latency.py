@@ -67,6 +67,10 @@ WARMUP = 8  # parameters per query used only to warm the server up (never measur
 QUERIES: dict[str, str] = {
     "concept_papers_authors": """query($concept: String!) { concept(name: $concept) { name
         papers(first: 20) { totalCount nodes { title year venue { name } authors { name } } } } }""",
+    # the same page in the order before RELEVANCE became the default: the cost of ranking
+    "concept_papers_newest": """query($concept: String!) { concept(name: $concept) { name
+        papers(first: 20, orderBy: NEWEST) {
+            totalCount nodes { title year venue { name } authors { name } } } } }""",
     "author_coauthors": """query($author: String!) { author(name: $author) { name paperCount
         coauthors { author { name } papers } } }""",
     "coauthor_network_d2": """query($author: String!) {
@@ -433,6 +437,7 @@ def pick_parameters(store: SQLiteStore, pool: int, seed: int = 0) -> Parameters:
     return Parameters(
         measured={
             "concept_papers_authors": c_measured,
+            "concept_papers_newest": c_measured,
             "author_coauthors": a_measured,
             "coauthor_network_d2": a_measured,
             "concept_graph": c_measured,
@@ -440,6 +445,7 @@ def pick_parameters(store: SQLiteStore, pool: int, seed: int = 0) -> Parameters:
         },
         warmup={
             "concept_papers_authors": c_warm,
+            "concept_papers_newest": c_warm,
             "author_coauthors": a_warm,
             "coauthor_network_d2": a_warm,
             "concept_graph": c_warm,

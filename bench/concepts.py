@@ -3,7 +3,7 @@
 Usage::
 
     python bench/concepts.py [--data-dir ../shared/data] [--repeat 3] [--no-eval] [--no-speed] [--no-graph]
-                             [--fast-only]
+                             [--fast-only] [--limit N]
 
 Speed: ``Pipeline.build`` (cleaning, ids, spaCy, every default extractor, PaperRecords) on the
 papers of ``iclr2018.jsonl`` + ``colm2024.jsonl`` (``--accurate-papers`` of them for the
@@ -11,9 +11,12 @@ accurate mode), one process pinned to one core, BLAS threads limited to one; the
 ``--repeat`` runs after a warm-up run. The spaCy tokenizer alone (fast) and ``nlp.pipe`` alone
 (accurate) are timed the same way as reference points.
 
-Quality: ``kg eval-concepts``' protocol (``kg.evaluation``) on both full files for the fast
-mode, the accurate mode and YAKE, plus a junk audit: how many top-10 entries of any paper
-are generic phrases ("this paper", "results", "method", ...).
+Quality, as users see it (``api.concept_eval``, what ``kg eval-concepts`` runs): the dev sets
+(:data:`DEV_SETS`) ingested into real SQLite stores, each alone and all in one, and each paper's
+``keyConcepts(first: 10)`` read through the GraphQL schema, scored against author keywords
+(``kg.evaluation``) beside the extractor's records (labelled as such) and YAKE on the same
+papers in the same run; with every target of the concept issue printed beside its figure.
+``--limit N`` takes the first N papers of each dev set.
 """
 
 from __future__ import annotations
@@ -35,14 +38,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy.tokenizer import Tokenizer  # noqa: E402
 
-from kg.eval_cli import predictor, quality_lines  # noqa: E402
+from api.concept_eval import run as run_api_eval  # noqa: E402
+from kg.eval_cli import predictor  # noqa: E402
 from kg.evaluation import EvalPaper, format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
-from kg.models import PaperRecord, RawPaper  # noqa: E402
+from kg.models import RawPaper  # noqa: E402
 from kg.nlp import Mode, load_nlp  # noqa: E402
 from kg.pipeline import Pipeline  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FILES = ("iclr2018.jsonl", "colm2024.jsonl", *(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)))
+# The dev sets with abstracts and author keywords the concept targets are measured on.
+DEV_SETS = {
+    "ICLR 2018": ["iclr2018.jsonl"],
+    "COLM 2024": ["colm2024.jsonl"],
+    "CoRL 2021-2025": [f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)],
+    "3DV 2025": ["paperlists/3dv/3dv2025.json"],
+}
 # The 10k-paper corpus of the graph figures: every JSONL file plus CoRL 2021-2025.
 GRAPH_FILES = (
     "iclr2017.jsonl",
@@ -178,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-eval", action="store_true")
     parser.add_argument("--no-graph", action="store_true")
     parser.add_argument("--fast-only", action="store_true", help="quality of the fast mode only")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="first N papers (by id) of each dev set, for a quicker run"
+    )
     args = parser.parse_args(argv)
 
     print(f"machine: {machine()}; {pin_one_core()}")
@@ -191,22 +205,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"accurate: {accurate:7.0f} papers/s  (Pipeline.build, {len(sub)} papers)")
         print(f"          spaCy nlp.pipe (tagger + parser) alone: {parse:.0f} papers/s")
     if not args.no_eval:
-        modes: list[Mode] = ["fast"] if args.fast_only else ["fast", "accurate"]
-        kept: dict[str, list[PaperRecord]] = {m: [] for m in modes}
-        systems = [predictor(m, kept[m]) for m in modes]
+        # What users see: the dev sets ingested into real stores (each alone, then all in one)
+        # and read through the API's keyConcepts (api.concept_eval), beside the extractor's
+        # records and YAKE on the same papers, in this run.
         sets = {
-            "ICLR 2018": ["iclr2018.jsonl"],
-            "COLM 2024": ["colm2024.jsonl"],
-            "CoRL 2021-2025": [n for n in FILES if "corl" in n],
+            label: [p for name in names for p in load_eval_papers(args.data_dir / name)][: args.limit]
+            for label, names in DEV_SETS.items()
         }
-        for label_set, names in sets.items():
-            papers = [p for name in names for p in load_eval_papers(args.data_dir / name)]
-            rows = [run_timed(label, fn, papers) for label, fn in systems]
-            rows.append(run_timed("yake", yake_predict, papers))
-            print(f"\n{label_set}: {len(papers)} papers with abstract and keywords")
-            print(format_table(rows))
-            for m in modes:
-                print("\n".join(quality_lines(papers, kept[m], f"paperkg-{m}")))
+        run_api_eval(sets, sys.stdout, mode="fast")
+        if not args.fast_only:  # the accurate mode's extractor records on the same papers
+            for label, papers in sets.items():
+                rows = [run_timed(*predictor("accurate"), papers), run_timed("yake", yake_predict, papers)]
+                print(f"\n{label}, accurate mode, extractor records only: {len(papers)} papers")
+                print(format_table(rows))
     if not args.no_graph:
         print()
         print("\n".join(graph_figures(args.data_dir)))

@@ -1,13 +1,11 @@
-"""``kg eval-concepts``: our concept ranking beside YAKE on the same papers, in one run."""
+"""The extractor-only side of ``kg eval-concepts``: a record's top concepts, a timed predictor,
+and the quality figures of the top 10 (the API side, what users see, is :mod:`api.concept_eval`)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import cast
 
-from kg.evaluation import EvalPaper, EvalRow, format_table, load_eval_papers, run_timed, yake_predict
+from kg.evaluation import EvalPaper
 from kg.models import PaperRecord, RawPaper
 from kg.nlp import Mode, load_nlp
 from kg.pipeline import Pipeline
@@ -91,23 +89,3 @@ def quality_lines(papers: Sequence[EvalPaper], records: Sequence[PaperRecord], n
         + ", ".join(f"{s.concept} {s.supported}/{s.linked}" for s in support),
     ]
     return lines
-
-
-def run_eval_concepts(path: Path, *, limit: int | None, mode: str, yake: bool, quality: bool = True) -> int:
-    """Print the side-by-side table and the quality figures; exit code 0."""
-    papers = load_eval_papers(path, limit=limit or None)
-    modes: list[Mode] = ["fast", "accurate"] if mode == "both" else [cast(Mode, mode)]
-    rows: list[EvalRow] = []
-    kept: dict[str, list[PaperRecord]] = {}
-    for m in modes:
-        kept[m] = []
-        name, fn = predictor(m, kept[m])
-        rows.append(run_timed(name, fn, papers))
-    if yake:
-        rows.append(run_timed("yake", yake_predict, papers))
-    sys.stdout.write(f"{path.name}: {len(papers)} papers with abstract and keywords\n")
-    sys.stdout.write(format_table(rows) + "\n")
-    if quality:
-        for mode_name, records in kept.items():
-            sys.stdout.write("\n".join(quality_lines(papers, records, f"paperkg-{mode_name}")) + "\n")
-    return 0

@@ -22,17 +22,27 @@ version; the other order gave a different graph). So the row's concept map also 
 internal keys the stores never show (:data:`LINKS`, :data:`PHRASES`), the concept's other
 relationships in the record and the names the paper's ``keyphrases`` got for it; a promotion
 (:class:`Promotion`) restores both.
+
+A phrase the paper is *about* (``MENTIONS.about``) that its title or the abstract's first
+sentence names is no one-off: it earns its node with the first paper (:func:`earns_node`),
+decided from the record alone, so it is the same in any order and batch.
+
+What a row holds is still shown: the API lists a paper's rows as key concepts with no node
+(``Paper.keyConcepts``), finds papers by a row's name (:func:`phrase_key`, ``papers(where:
+{concept})``) and indexes the paper's ``keyphrases`` for ``search``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kg.merge import merge_properties, sorted_set
 from kg.models import Node, PaperRecord, Properties, Relationship
+from kg.names import loose_key
 
 PROVISIONAL = "provisional"
 KEYPHRASES = "keyphrases"
@@ -78,6 +88,91 @@ class Plan:
     promote: list[Promotion] = field(default_factory=list)
     drop: set[str] = field(default_factory=set)
     changed_papers: set[str] = field(default_factory=set)
+
+
+# Where an abstract's first sentence ends: a full stop, question or exclamation mark before
+# space and a capital or digit (close enough to the extractor's splitter for a rule about the
+# opening words; "e.g. the" does not end it).
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9(\[])")
+
+
+def first_sentence(abstract: str) -> str:
+    """The abstract's first sentence (the whole text when it has one sentence).
+
+    >>> first_sentence("We study Tor networks. They are slow.")
+    'We study Tor networks.'
+    """
+    text = abstract.strip()
+    m = _SENTENCE_END.search(text)
+    return text if m is None else text[: m.end()]
+
+
+def _contains(text: str, phrase: str) -> bool:
+    """Whether ``phrase``'s words occur in ``text`` in a row (loose keys: any case, plurals)."""
+    want = loose_key(phrase).split()
+    have = loose_key(text).split()
+    n = len(want)
+    return n > 0 and any(have[i : i + n] == want for i in range(len(have) - n + 1))
+
+
+def earns_node(paper: Properties, node: Properties, rel: Properties) -> bool:
+    """Whether a provisional concept of one record is a node from its first paper: the paper is
+    about it (``rel``: its ``MENTIONS``) and its title or the abstract's first sentence names it
+    (its ``surface`` or ``name``).
+
+    Why: "Tor network" in the title and first sentence of the one paper about it was hidden
+    until a second paper used the phrase; a paper's headline phrase is what a reader looks for.
+    Only the record decides (its paper's title and abstract, the mention), so every listing of
+    the paper decides alike and the graph does not depend on the order papers arrive in.
+    """
+    if rel.get("about") is not True:
+        return False
+    title, abstract = paper.get("title"), paper.get("abstract")
+    places = [str(title)] if isinstance(title, str) else []
+    if isinstance(abstract, str):
+        places.append(first_sentence(abstract))
+    phrases = {str(x) for x in (rel.get("surface"), node.get("name")) if isinstance(x, str) and x}
+    return any(_contains(place, phrase) for place in places for phrase in phrases)
+
+
+def phrase_key(node: Properties) -> str:
+    """The key a keyphrase row is found by: the :func:`kg.names.loose_key` of its name
+    (``papers(where: {concept: "Tor networks"})`` finds the row named "Tor network")."""
+    name = node.get("name")
+    return loose_key(str(name)) if name is not None else ""
+
+
+def row_concept(node: Properties) -> Properties:
+    """A row's concept map as a reader sees it: the internal keys left out."""
+    return {k: v for k, v in node.items() if k not in (LINKS, PHRASES)}
+
+
+def row_about(rel: Properties) -> bool:
+    """Whether a row's paper is about the phrase (a mention without ``about`` counts as about,
+    as for ``MENTIONS``)."""
+    return rel.get("about") is not False
+
+
+def _headline(record: PaperRecord) -> PaperRecord:
+    """``record`` with its provisional concepts that :func:`earns_node` made regular nodes."""
+    provisional = {n.id: n for n in record.nodes if _is_provisional(n)}
+    if not provisional:
+        return record
+    earned = {
+        rel.end
+        for rel in record.relationships
+        if rel.type == "MENTIONS"
+        and rel.start == record.paper.id
+        and rel.end in provisional
+        and earns_node(record.paper.properties, provisional[rel.end].properties, rel.properties)
+    }
+    if not earned:
+        return record
+    nodes = [
+        n.model_copy(update={"properties": _stripped(n.properties)}) if n.id in earned else n
+        for n in record.nodes
+    ]
+    return record.model_copy(update={"nodes": nodes})
 
 
 def _is_provisional(node: Node) -> bool:
@@ -156,6 +251,7 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
         existing: which of :func:`provisional_ids` are nodes already.
         stored: the keyphrase rows the store holds for the batch's :func:`concept_ids`.
     """
+    records = [_headline(r) for r in records]
     carriers: dict[str, set[str]] = {}
     solid: set[str] = set()  # concepts that are nodes in this batch whatever the rule says
     for r in records:

@@ -22,12 +22,14 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from kg.ids import fold
 from kg.models import Node, StoreCounts
+from kg.names import query_loose_key
 from kg.read import networks, resolve
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
+from kg.read.key_concepts import KeyConcept, key_concepts
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
-from kg.stores.protocol import ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit
+from kg.stores.protocol import ListOrder, Page, PairType, PaperOrder, PaperQuery, ReadStore, SearchHit
 from kg.text_index import search_words
 
 if TYPE_CHECKING:
@@ -153,9 +155,16 @@ class ReadService:
         """``cid`` and every concept below it (cached per version)."""
         return self._memo(("closure", cid), lambda: tuple(self.store.narrower_closure(cid, CLOSURE_LIMIT)))
 
-    def concept_query(self, cid: str, include_narrower: bool = True, about_only: bool = True) -> PaperQuery:
+    def concept_query(
+        self, cid: str, include_narrower: bool = True, about_only: bool = True, order: PaperOrder = "NEWEST"
+    ) -> PaperQuery:
         ids = self.closure(cid) if include_narrower else (cid,)
-        return PaperQuery(concepts=ids, about_only=about_only)
+        return PaperQuery(concepts=ids, about_only=about_only, order=order)
+
+    def phrase_ids(self, name: str) -> tuple[str, ...]:
+        """The concept ids of the keyphrase rows a name denotes (its loose key; cached)."""
+        key = query_loose_key(name)
+        return self._memo(("phrases", key), lambda: tuple(self.store.keyphrase_concepts(key, CLOSURE_LIMIT)))
 
     def list_concepts(
         self, search: str | None, kind: str | None, order: ListOrder, offset: int, limit: int
@@ -182,9 +191,15 @@ class ReadService:
     # -- papers ----------------------------------------------------------------------------------
     def paper_query(self, where: PaperFilter) -> PaperQuery:
         """The store query for a filter by names; raises :class:`UnknownName` for unknown ones."""
-        concepts = None
+        concepts = phrases = None
         if where.concept is not None:
-            concepts = self.closure(self.require_concept(where.concept).id)
+            node = self.resolve_concept(where.concept)
+            if node is not None:
+                concepts = self.closure(node.id)
+            else:  # a phrase no node stands for yet: the papers that hold it (kg.provisional)
+                phrases = self.phrase_ids(where.concept)
+                if not phrases:
+                    self.require_concept(where.concept)  # raises, with suggestions
         author = self.require_author(where.author).id if where.author is not None else None
         venues = (
             tuple(resolve.resolve_venues(self.venues(), where.venue)) if where.venue is not None else None
@@ -196,6 +211,7 @@ class ReadService:
         text = where.text if where.text is not None and where.text.strip() else None
         return PaperQuery(
             concepts=concepts,
+            phrases=phrases,
             about_only=where.about_only,
             author=author,
             venues=venues,
@@ -229,6 +245,15 @@ class ReadService:
     def paper_authors_many(self, paper_ids: Sequence[str]) -> list[list[Node]]:
         """Each paper's authors in byline order (position, then id)."""
         return self.store.paper_authors(paper_ids)
+
+    def key_concepts_many(self, paper_ids: Sequence[str]) -> list[list[KeyConcept]]:
+        """Each paper's key concepts, best first: its ``MENTIONS`` and its paper-only phrases
+        (:mod:`kg.read.key_concepts`), two store reads for all the papers."""
+        if not paper_ids:
+            return []
+        mentions = self.store.neighbors_many(paper_ids, "MENTIONS", "out")
+        rows = self.store.paper_keyphrases(paper_ids)
+        return [key_concepts(m, r) for m, r in zip(mentions, rows, strict=True)]
 
     def paper_venue_many(self, paper_ids: Sequence[str]) -> list[Node | None]:
         """Each paper's venue (the smallest id if a listing gave several), or ``None``."""

@@ -39,6 +39,33 @@ from kg.models import (
 Direction = Literal["out", "in", "both"]
 PairType = Literal["COAUTHOR", "CO_OCCURS"]
 ListOrder = Literal["PAPER_COUNT", "NAME"]
+PaperOrder = Literal["NEWEST", "RELEVANCE"]
+# How central one ``MENTIONS``/``INTRODUCES`` link is to its paper, in both stores' query
+# languages (the same arithmetic, in the same order, so both give the same doubles): a paper
+# about the concept (``about`` not false; an introduced concept always) ranks above one that
+# mentions it in passing, then by ``salience`` (0-1), then by ``score`` (clamped to 0-99 and
+# scaled below the smallest salience step, 0.05). :func:`link_relevance` is the same in Python.
+SCORE_WEIGHT = 0.0001
+
+
+def link_relevance(rel_type: str, props: Properties) -> float:
+    """The relevance of one link (see :data:`SCORE_WEIGHT`); a paper's is its best link's.
+
+    >>> link_relevance("MENTIONS", {"about": True, "salience": 0.55, "score": 4.0})
+    2.5504
+    >>> link_relevance("MENTIONS", {"about": False, "salience": 0.3}), link_relevance("INTRODUCES", {})
+    (0.3, 3.0)
+    """
+
+    def number(key: str) -> float:
+        value = props.get(key)
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+    score = SCORE_WEIGHT * min(max(number("score"), 0.0), 99.0)
+    if rel_type == "INTRODUCES":
+        return 3.0 + score
+    about = 0 if props.get("about") is False else 1
+    return 2.0 * about + number("salience") + score
 
 
 class Edge(NamedTuple):
@@ -53,6 +80,15 @@ class SearchHit(NamedTuple):
 
     node: Node
     score: float
+
+
+class KeyphraseRow(NamedTuple):
+    """A paper's phrase kept off the graph (:mod:`kg.provisional`): the concept id it would have,
+    the concept's properties and the paper's ``MENTIONS`` properties, as the record gave them."""
+
+    concept: str
+    node: Properties
+    rel: Properties
 
 
 class Weighted(NamedTuple):
@@ -110,17 +146,26 @@ class PaperQuery:
 
     ``concepts``: papers that mention or introduce any of these concept ids (the caller expands
     the narrower closure); with ``about_only`` a ``MENTIONS`` counts only when ``about`` is true
-    (``INTRODUCES`` always counts). ``venues`` / ``topics``: any of these ids. ``text``: full-text
-    match over title and abstract; results are then ranked by relevance.
+    (``INTRODUCES`` always counts). ``phrases``: papers holding a keyphrase row of any of these
+    concept ids (a phrase that is no node yet; ``about_only`` applies to the row's mention).
+    ``venues`` / ``topics``: any of these ids. ``text``: full-text match over title and abstract;
+    results are then ranked by relevance.
+
+    ``order``: ``NEWEST`` (the protocol's paper order) or, with ``concepts``, ``RELEVANCE``: by
+    how central the concepts are to each paper, its best link to any of them
+    (:func:`link_relevance`: about first, then salience, then score), then newest first. Without
+    ``concepts`` (or with ``text``) ``RELEVANCE`` is the usual order.
     """
 
     concepts: tuple[str, ...] | None = None
+    phrases: tuple[str, ...] | None = None
     about_only: bool = False
     author: str | None = None
     venues: tuple[str, ...] | None = None
     topics: tuple[str, ...] | None = None
     year: int | None = None
     text: str | None = None
+    order: PaperOrder = "NEWEST"
 
 
 @dataclass(frozen=True)
@@ -282,6 +327,17 @@ class ReadStore(GraphStore, Protocol):
 
     def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
         """For each folded author name key, the author it names (smallest id on ties), or ``None``."""
+        ...
+
+    def keyphrase_concepts(self, key: str, limit: int) -> list[str]:
+        """The concept ids of the keyphrase rows whose :func:`kg.provisional.phrase_key` is
+        ``key``, sorted, at most ``limit``: a phrase asked for by name that is no node."""
+        ...
+
+    # -- a paper's phrases ---------------------------------------------------------------------
+    def paper_keyphrases(self, paper_ids: Sequence[str]) -> list[list[KeyphraseRow]]:
+        """For each paper id (in key order) its keyphrase rows, sorted by concept id (internal
+        keys of the row's concept map left out); empty for a missing paper."""
         ...
 
     # -- listings ------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ def test_narrower_concepts_and_subtopics_are_included(store: Any, serve_app: Any
     query = """{ concept(name: "bandits") { name narrower { name }
         all: papers { totalCount nodes { id } }
         direct: papers(includeNarrower: false) { nodes { id } }
-        paperCount closure: paperCount(includeNarrower: true) }
+        paperCount own: paperCount(includeNarrower: false) }
       byFilter: papers(where: {concept: "MAB"}) { nodes { id } }
       theory: papers(where: {topic: "Theory"}) { nodes { id } }
       topics { name paperCount } }"""
@@ -72,7 +72,7 @@ def test_narrower_concepts_and_subtopics_are_included(store: Any, serve_app: Any
     newest_first = ["paper:contextual", "paper:direct", "paper:linucb"]
     assert [p["id"] for p in got["all"]["nodes"]] == newest_first  # transitively narrower too
     assert [p["id"] for p in got["direct"]["nodes"]] == ["paper:direct"]
-    assert (got["paperCount"], got["closure"]) == (1, 3)
+    assert (got["own"], got["paperCount"]) == (1, 3)  # narrower included by default, as papers
     assert [p["id"] for p in d["byFilter"]["nodes"]] == newest_first
     assert [p["id"] for p in d["theory"]["nodes"]] == newest_first
     assert {t["name"]: t["paperCount"] for t in d["topics"]} == {"Theory": 3, "Bandits": 2}

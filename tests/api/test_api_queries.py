@@ -68,8 +68,8 @@ def test_bandits_includes_papers_of_narrower_concepts(gql: GQL) -> None:
     assert set(ids_of(contextual["all"])) <= all_ids
     assert direct_ids <= all_ids
     assert bandits["all"]["totalCount"] >= bandits["direct"]["totalCount"]
-    assert bandits["closureCount"] == bandits["all"]["totalCount"]
-    assert bandits["paperCount"] <= bandits["direct"]["totalCount"]
+    # the same defaults as papers (narrower included): the count beside a list is its length
+    assert bandits["paperCount"] == bandits["closureCount"] == bandits["all"]["totalCount"]
 
 
 def test_paper_count_equals_total_count_under_the_same_arguments(gql: GQL) -> None:
@@ -79,8 +79,10 @@ def test_paper_count_equals_total_count_under_the_same_arguments(gql: GQL) -> No
         about: papers(first: 100, includeNarrower: false) { totalCount nodes { id } }
         any: papers(first: 100, includeNarrower: false, includeMentions: true) { totalCount nodes { id } }
         tree: papers(first: 100, includeMentions: true) { totalCount }
-        aboutCount: paperCount
-        anyCount: paperCount(includeMentions: true)
+        aboutCount: paperCount(includeNarrower: false)
+        anyCount: paperCount(includeNarrower: false, includeMentions: true)
+        defaultCount: paperCount
+        byDefault: papers { totalCount }
         treeCount: paperCount(includeNarrower: true, includeMentions: true)
     } }"""
     listing = data(gql("{ concepts(first: 30, orderBy: PAPER_COUNT) { nodes { name } } }"))
@@ -90,6 +92,7 @@ def test_paper_count_equals_total_count_under_the_same_arguments(gql: GQL) -> No
         assert c["aboutCount"] == c["about"]["totalCount"] == len(c["about"]["nodes"]), name
         assert c["anyCount"] == c["any"]["totalCount"] == len(c["any"]["nodes"]), name
         assert c["treeCount"] == c["tree"]["totalCount"], name
+        assert c["defaultCount"] == c["byDefault"]["totalCount"] >= c["aboutCount"], name
         assert set(ids_of(c["about"])) <= set(ids_of(c["any"])), name
         widened += c["anyCount"] > c["aboutCount"]
     assert widened, "some seed concept is only mentioned in passing by some paper"
@@ -129,7 +132,8 @@ def test_unknown_concept_is_null_with_suggestions(gql: GQL) -> None:
 def test_concepts_list_filters_orders_and_pages(gql: GQL) -> None:
     q = """query($s: String, $k: ConceptKind, $o: ConceptOrder, $after: String) {
         concepts(search: $s, kind: $k, orderBy: $o, first: 5, after: $after) {
-            totalCount nodes { name kind paperCount } pageInfo { hasNextPage endCursor } } }"""
+            totalCount nodes { name kind paperCount(includeNarrower: false) }
+            pageInfo { hasNextPage endCursor } } }"""
     by_count = data(gql(q))["concepts"]
     counts = [c["paperCount"] for c in by_count["nodes"]]
     assert counts == sorted(counts, reverse=True)
@@ -397,3 +401,76 @@ def test_communities(gql: GQL) -> None:
     arora_team = [c for c in d["coauthors"] if "Sanjeev Arora" in [m["name"] for m in c["members"]]]
     if arora_team:
         assert "Abhishek Panigrahi" in [m["name"] for m in arora_team[0]["members"]]
+
+
+# -- key concepts ---------------------------------------------------------------------------------
+
+KEY_CONCEPTS = """{ papers(first: 100) { nodes { id
+    concepts { concept { id name } }
+    keyConcepts(first: 100) { name surface score salience about source evidence concept { id name } }
+    top: keyConcepts { name } } } }"""
+
+
+def test_key_concepts_list_every_mention_and_the_paper_only_phrases(gql: GQL) -> None:
+    papers = data(gql(KEY_CONCEPTS))["papers"]["nodes"]
+    phrases: list[tuple[str, dict[str, Any]]] = []
+    for paper in papers:
+        listed = paper["keyConcepts"]
+        ranks = [(k["about"], k["score"]) for k in listed]
+        assert ranks == sorted(ranks, reverse=True), paper["id"]  # about first, then by score
+        assert len(paper["top"]) == min(10, len(listed))  # first: 10 by default
+        assert [k["name"] for k in paper["top"]] == [k["name"] for k in listed[:10]]
+        nodes = [k["concept"] for k in listed if k["concept"] is not None]
+        # every concept it mentions, under the canonical name (the surface is the paper's wording)
+        assert sorted(c["id"] for c in nodes) == sorted(m["concept"]["id"] for m in paper["concepts"])
+        assert all(k["name"] == k["concept"]["name"] for k in listed if k["concept"] is not None)
+        assert all(k["source"] in ("VOCABULARY", "DISCOVERED", "PREDICTED") for k in listed)
+        phrases += [(paper["id"], k) for k in listed if k["concept"] is None]
+    assert phrases, "the seeds have phrases of one paper only"
+    assert all(k["source"] == "DISCOVERED" and k["evidence"] for _, k in phrases)
+    assert any(k["surface"] != k["name"] for p in papers for k in p["keyConcepts"])
+
+
+def test_a_paper_only_phrase_finds_its_paper_and_no_concept(gql: GQL) -> None:
+    papers = data(gql(KEY_CONCEPTS))["papers"]["nodes"]
+    pid, phrase = next((p["id"], k) for p in papers for k in p["keyConcepts"] if k["concept"] is None)
+    q = """query($n: String!) { concept(name: $n) { id }
+        papers(where: {concept: $n, includeMentions: true}) { totalCount nodes { id } } }"""
+    d = data(gql(q, n=phrase["name"]))
+    assert d["concept"] is None
+    assert pid in ids_of(d["papers"])
+    unknown = gql('{ papers(where: {concept: "zzz no such phrase"}) { totalCount } }')
+    assert unknown["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+def test_concept_papers_most_central_first_and_pages_stay_windows(gql: GQL) -> None:
+    q = """query($n: String!, $o: PaperOrder, $f: Int, $a: String) { concept(name: $n) {
+        papers(first: $f, after: $a, orderBy: $o, includeMentions: true) {
+            totalCount nodes { id year keyConcepts(first: 100) { about salience concept { id } } }
+            pageInfo { hasNextPage endCursor } } } }"""
+    name = "large language models"
+    relevant = data(gql(q, n=name, f=100))["concept"]["papers"]
+    newest = data(gql(q, n=name, o="NEWEST", f=100))["concept"]["papers"]
+    assert relevant["totalCount"] == newest["totalCount"] > 3
+    assert sorted(ids_of(relevant)) == sorted(ids_of(newest))
+    years = [p["year"] or 0 for p in newest["nodes"]]
+    assert years == sorted(years, reverse=True)
+    assert ids_of(relevant) != ids_of(newest)
+    # papers about it before papers that mention it in passing (the paper's link to the concept)
+    cid = data(gql("query($n: String!) { concept(name: $n) { id } }", n=name))["concept"]["id"]
+    about = [
+        next(k["about"] for k in p["keyConcepts"] if (k["concept"] or {}).get("id") == cid)
+        for p in relevant["nodes"]
+        if any((k["concept"] or {}).get("id") == cid for k in p["keyConcepts"])
+    ]
+    assert about == sorted(about, reverse=True) and True in about
+    # cursors walk the same order
+    walked: list[str] = []
+    after = None
+    while True:
+        page = data(gql(q, n=name, f=3, a=after))["concept"]["papers"]
+        walked += ids_of(page)
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert walked == ids_of(relevant)

@@ -18,6 +18,7 @@ from kg.derived import CO_OCCURS_TOP_K
 from kg.errors import GraphStoreError
 from kg.ids import fold
 from kg.models import LABELS, REL_TYPES, Node, PaperRecord, Properties, Relationship
+from kg.provisional import earns_node
 from kg.stores.protocol import GraphStore
 
 SEED_NODES = {"Paper": 58, "Venue": 2, "Author": 108, "Topic": 19}
@@ -347,12 +348,23 @@ def expected_pairs(records: list[PaperRecord]) -> tuple[Counter[tuple[str, str]]
     """COAUTHOR and CO_OCCURS weights straight from the rules in kg/derived.py (unique papers).
 
     Only concepts that are nodes count: a provisional one (kg/provisional.py) carried by a
-    single paper is not, and so takes no place in that paper's top set.
+    single paper is not, unless its paper names it in the title or first sentence and is about
+    it (``earns_node``), and so takes no place in that paper's top set.
     """
     carriers: Counter[str] = Counter(
         n.id for r in records for n in r.nodes if n.label == "Concept" and n.properties.get("provisional")
     )
-    hidden = {cid for cid, k in carriers.items() if k < 2}
+    earned = {
+        x.end
+        for r in records
+        for n in r.nodes
+        for x in r.relationships
+        if x.type == "MENTIONS"
+        and x.end == n.id
+        and n.properties.get("provisional")
+        and earns_node(r.paper.properties, n.properties, x.properties)
+    }
+    hidden = {cid for cid, k in carriers.items() if k < 2 and cid not in earned}
     coauthor: Counter[tuple[str, str]] = Counter()
     cooccurs: Counter[tuple[str, str]] = Counter()
     for r in records:

@@ -26,6 +26,7 @@ from kg.config import Settings
 from kg.errors import GraphStoreError, StoreUnavailable
 from kg.export import to_json
 from kg.models import Node, PaperRecord, Relationship
+from kg.provisional import phrase_key
 from kg.stores.neo4j import queries as neo4j_queries
 from kg.stores.neo4j.store import Neo4jStore, open_neo4j_store
 from kg.stores.sqlite import SQLiteStore
@@ -157,6 +158,32 @@ def test_a_store_written_before_pair_keys_gets_them_when_opened(
     assert duplicates(neo4j_driver) == (0, 0)
     assert to_json(reopened.export()) == to_json(memory.export())
     marker = neo4j_queries.read_meta(neo4j_queries.PAIR_KEYS_ID)
+    assert neo4j_driver.execute_query(marker.text, marker.params).records[0]["value"] == 1
+
+
+def test_keyphrase_rows_written_before_their_lookup_key_get_it_when_opened(
+    neo4j_store: Neo4jStore, seed_records: list[PaperRecord], neo4j_driver: neo4j.Driver
+) -> None:
+    memory = SQLiteStore(None)
+    memory.upsert(seed_records)
+    neo4j_store.upsert(seed_records)
+    label = neo4j_queries.KEYPHRASE_LABEL
+    # what an older paperkg wrote: rows without key and about, no marker
+    neo4j_driver.execute_query(f"MATCH (k:{label}) REMOVE k.key, k.about")
+    neo4j_driver.execute_query(
+        f"MATCH (m:{neo4j_queries.META_LABEL} {{id: $id}}) DELETE m", id=neo4j_queries.KEYPHRASE_KEYS_ID
+    )
+    reopened = Neo4jStore(neo4j_driver)
+    rows = neo4j_driver.execute_query(
+        f"MATCH (k:{label}) RETURN count(k) AS n, "
+        "count(CASE WHEN k.key IS NULL OR k.about IS NULL THEN 1 END) AS bare"
+    ).records[0]
+    assert rows["n"] > 0 and rows["bare"] == 0
+    for paper in memory.nodes_by_label("Paper"):
+        for kept in memory.paper_keyphrases([paper.id])[0]:
+            key = phrase_key(kept.node)
+            assert reopened.keyphrase_concepts(key, 10) == memory.keyphrase_concepts(key, 10), key
+    marker = neo4j_queries.read_meta(neo4j_queries.KEYPHRASE_KEYS_ID)
     assert neo4j_driver.execute_query(marker.text, marker.params).records[0]["value"] == 1
 
 

@@ -140,11 +140,12 @@ def test_write_csv_groups_by_labels_and_signature(tmp_path: Path) -> None:
     assert row["aliases:string[]"] == f"D2{ARRAY_DELIMITER}D;1" and row["kind:string"] == "DATASET"
     assert row["_papers:long"] == "1" and row["_sortName:string"] == "c:d"
     assert "d;1" in row["_search:string"].split(" | ")
-    # the version, and the marker that every pair below carries its lookup key
+    # the version, and the markers that every pair and keyphrase row below carries its lookup key
     assert read_csv(args[q.META_LABEL]) == [
         ["id:ID(paperkg_meta)", "value:long"],
         ["version", "7"],
         [q.PAIR_KEYS_ID, "1"],
+        [q.KEYPHRASE_KEYS_ID, "1"],
     ]
     rels = {a.split("=")[1]: a.split("=")[2] for a in files.rel_args}
     assert read_csv(rels["COAUTHOR"]) == [

@@ -418,6 +418,7 @@ def _write_nodes(batch: _Batch, directory: Path, version: int) -> CsvSet:
         [
             [q.VERSION_ID, str(version)],
             [q.PAIR_KEYS_ID, str(PAIR_KEYS_FORMAT)],
+            [q.KEYPHRASE_KEYS_ID, str(PAIR_KEYS_FORMAT)],  # every row below has its key too
         ],  # every pair below has its key
         out,
     )
@@ -427,8 +428,19 @@ def _write_nodes(batch: _Batch, directory: Path, version: int) -> CsvSet:
     if phrase_rows:
         phrases = _write_file(
             directory / "keyphrases.csv",
-            ["id:ID(paperkg_keyphrase)", "concept", "paper", "node", "rel"],
-            ([q.keyphrase_id(cid, pid), cid, pid, node, rel] for cid, pid, node, rel in phrase_rows),
+            ["id:ID(paperkg_keyphrase)", "concept", "paper", "node", "rel", "key", "about:boolean"],
+            (
+                [
+                    q.keyphrase_id(r.concept, r.paper),
+                    r.concept,
+                    r.paper,
+                    r.node,
+                    r.rel,
+                    r.key,
+                    str(r.about).lower(),
+                ]
+                for r in phrase_rows
+            ),
             out,
         )
         out.node_args.append(f"--nodes={q.KEYPHRASE_LABEL}={phrases}")

@@ -1,4 +1,4 @@
-"""Keys on derived pairs in databases written before pairs had them.
+"""Keys on derived pairs (and keyphrase rows) in databases written before they had them.
 
 Why: an upsert finds the COAUTHOR / CO_OCCURS pair it bumps by the pair's indexed key
 (:func:`kg.stores.neo4j.queries.pair_key`), and creates the pair when the key is not found. In a
@@ -15,6 +15,7 @@ keys, so the result does not depend on who finishes first.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from collections.abc import Callable
 import neo4j
 
 from kg.models import DERIVED_REL_TYPES
+from kg.provisional import phrase_key, row_about
 from kg.stores.neo4j import queries as q
 
 log = logging.getLogger(__name__)
@@ -66,5 +68,40 @@ def ensure_pair_keys(session_factory: Callable[[], neo4j.Session]) -> int:
 
 def _write(session: neo4j.Session, rtype: str, rows: list[list[object]]) -> int:
     stmt = q.set_pair_keys(rtype, rows)
+    session.execute_write(lambda tx: tx.run(stmt.text, stmt.params).consume())
+    return len(rows)
+
+
+def ensure_keyphrase_keys(session_factory: Callable[[], neo4j.Session]) -> int:
+    """Give every keyphrase row its lookup ``key`` and ``about`` (:mod:`kg.provisional`) unless
+    the database says they all have them; returns how many rows got them.
+
+    Why: a row written before them is invisible to ``papers(where: {concept})`` (found by key)
+    and to the ``about`` test. Same scheme as the pair keys: once, then a meta node.
+    """
+    marker = q.read_meta(q.KEYPHRASE_KEYS_ID)
+    with session_factory() as session:
+        if session.run(marker.text, marker.params).single() is not None:
+            return 0
+    done = 0
+    with session_factory() as reader, session_factory() as writer:
+        stmt = q.keyphrases_without_key()
+        rows: list[list[object]] = []
+        for record in reader.run(stmt.text, stmt.params):
+            node, rel = json.loads(record["node"]), json.loads(record["rel"])
+            rows.append([record["id"], phrase_key(node), row_about(rel)])
+            if len(rows) >= ROWS_PER_TRANSACTION:
+                done += _write_rows(writer, rows)
+                rows = []
+        if rows:
+            done += _write_rows(writer, rows)
+    with session_factory() as session:
+        stmt = q.set_meta(q.KEYPHRASE_KEYS_ID, FORMAT)
+        session.run(stmt.text, stmt.params).consume()
+    return done
+
+
+def _write_rows(session: neo4j.Session, rows: list[list[object]]) -> int:
+    stmt = q.set_keyphrase_keys(rows)
     session.execute_write(lambda tx: tx.run(stmt.text, stmt.params).consume())
     return len(rows)

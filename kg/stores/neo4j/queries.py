@@ -24,7 +24,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from kg.errors import GraphStoreError
 from kg.models import DERIVED_REL_TYPES, LABELS, REL_TYPES
@@ -164,6 +164,10 @@ def schema_statements() -> list[Statement]:
         Statement(
             f"CREATE INDEX paperkg_keyphrase_concept IF NOT EXISTS FOR (k:{KEYPHRASE_LABEL}) ON (k.concept)"
         ),
+        Statement(
+            f"CREATE INDEX paperkg_keyphrase_paper IF NOT EXISTS FOR (k:{KEYPHRASE_LABEL}) ON (k.paper)"
+        ),
+        Statement(f"CREATE INDEX paperkg_keyphrase_key IF NOT EXISTS FOR (k:{KEYPHRASE_LABEL}) ON (k.key)"),
     ]
     for name in LABELS:
         out.append(
@@ -237,12 +241,42 @@ def keyphrase_id(concept_id: str, paper_id: str) -> str:
     return f"{concept_id}\t{paper_id}"
 
 
-def put_keyphrases(rows: Sequence[Sequence[str]]) -> Statement:
-    """Write keyphrase rows ``[concept, paper, node json, rel json]`` (replacing older ones)."""
+class KeyphraseRow(NamedTuple):
+    """A keyphrase row as Neo4j keeps it: both maps as JSON, the lookup key and ``about``."""
+
+    concept: str
+    paper: str
+    node: str
+    rel: str
+    key: str
+    about: bool
+
+
+def put_keyphrases(rows: Sequence[KeyphraseRow]) -> Statement:
+    """Write keyphrase rows (replacing older ones)."""
     return Statement(
         f"UNWIND $rows AS row MERGE (k:{KEYPHRASE_LABEL} {{id: row[0]}}) "
-        "SET k.concept = row[1], k.paper = row[2], k.node = row[3], k.rel = row[4]",
-        {"rows": [[keyphrase_id(r[0], r[1]), *r] for r in rows]},
+        "SET k.concept = row[1], k.paper = row[2], k.node = row[3], k.rel = row[4], "
+        "k.key = row[5], k.about = row[6]",
+        {"rows": [[keyphrase_id(r.concept, r.paper), *r] for r in rows]},
+    )
+
+
+def paper_keyphrases(paper_ids: Sequence[str]) -> Statement:
+    """``rows`` of ``[paper, concept, node json, rel json]``: the keyphrase rows of the papers."""
+    return Statement(
+        f"UNWIND $ids AS pid MATCH (k:{KEYPHRASE_LABEL} {{paper: pid}}) "
+        "RETURN collect([k.paper, k.concept, k.node, k.rel]) AS rows",
+        {"ids": list(paper_ids)},
+    )
+
+
+def keyphrase_concepts(key: str, limit: int) -> Statement:
+    """``ids``: the concepts of the keyphrase rows with this lookup key, sorted, at most ``limit``."""
+    return Statement(
+        f"MATCH (k:{KEYPHRASE_LABEL} {{key: $key}}) WITH DISTINCT k.concept AS id ORDER BY id "
+        "LIMIT $limit RETURN collect(id) AS ids",
+        {"key": key, "limit": limit},
     )
 
 
@@ -451,6 +485,26 @@ def set_pair_keys(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
     return Statement(
         f"UNWIND $rows AS row MATCH ()-[r:{t}]->() WHERE elementId(r) = row[0] SET r.{PAIR_KEY} = row[1]",
         {"rows": list(rows)},
+    )
+
+
+# Meta node present once every keyphrase row carries its lookup ``key`` and ``about``.
+KEYPHRASE_KEYS_ID = "keyphrase-keys"
+
+
+def keyphrases_without_key() -> Statement:
+    """Every keyphrase row written before rows had ``key``/``about``: ``id, node, rel`` (streamed)."""
+    return Statement(
+        f"MATCH (k:{KEYPHRASE_LABEL}) WHERE k.about IS NULL RETURN k.id AS id, k.node AS node, k.rel AS rel"
+    )
+
+
+def set_keyphrase_keys(rows: Sequence[Sequence[Any]]) -> Statement:
+    """Set ``key`` and ``about`` of keyphrase rows: ``[id, key, about]``."""
+    return Statement(
+        f"UNWIND $rows AS row MATCH (k:{KEYPHRASE_LABEL} {{id: row[0]}}) "
+        "SET k.key = row[1], k.about = row[2]",
+        {"rows": [list(r) for r in rows]},
     )
 
 

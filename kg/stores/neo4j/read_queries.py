@@ -17,6 +17,7 @@ from kg.errors import GraphStoreError
 from kg.stores.neo4j.queries import (
     FULLTEXT_FIELDS,
     FULLTEXT_INDEX,
+    KEYPHRASE_LABEL,
     LOCK_ID,
     LOCK_LABEL,
     NODE_LABEL,
@@ -26,7 +27,7 @@ from kg.stores.neo4j.queries import (
     pair_key,
     rel_type,
 )
-from kg.stores.protocol import ListOrder, PairType, PaperQuery
+from kg.stores.protocol import SCORE_WEIGHT, ListOrder, PairType, PaperQuery
 from kg.text_index import search_words
 
 KEY_LABEL = "__KGKey"
@@ -241,6 +242,11 @@ def _paper_filters(query: PaperQuery, driver: str | None) -> list[str]:
             "EXISTS { MATCH (p)-[r:MENTIONS|INTRODUCES]->(c) WHERE c.id IN $concepts"
             f"{_concept_cond('r', query.about_only)} }}"
         )
+    if query.phrases is not None and driver != "phrases":
+        about = " AND k.about" if query.about_only else ""
+        out.append(
+            f"EXISTS {{ MATCH (k:{KEYPHRASE_LABEL} {{paper: p.id}}) WHERE k.concept IN $phrases{about} }}"
+        )
     if query.venues is not None and driver != "venues":
         out.append("EXISTS { MATCH (p)-[:PUBLISHED_IN]->(v) WHERE v.id IN $venues }")
     if query.topics is not None and driver != "topics":
@@ -258,6 +264,12 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
             f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
             f"WHERE true{_concept_cond('r', query.about_only)} WITH DISTINCT p "
         )
+    if driver == "phrases":
+        about = " AND k.about" if query.about_only else ""
+        return (
+            f"MATCH (k:{KEYPHRASE_LABEL}) WHERE k.concept IN $phrases{about} "
+            f"MATCH (p:{_N}:Paper {{id: k.paper}}) WITH DISTINCT p "
+        )
     if driver == "venues":
         return f"UNWIND $venues AS vid MATCH (:{_N} {{id: vid}})<-[:PUBLISHED_IN]-(p:Paper) WITH DISTINCT p "
     if driver == "topics":
@@ -274,6 +286,7 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
     return {
         "author": query.author,
         "concepts": list(query.concepts or ()),
+        "phrases": list(query.phrases or ()),
         "venues": list(query.venues or ()),
         "topics": list(query.topics or ()),
         "year": query.year,
@@ -333,12 +346,32 @@ def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) 
         return Statement(text, params)
     filters = _paper_filters(query, driver)
     where = f"WHERE {' AND '.join(filters)} " if filters else ""
+    if query.order == "RELEVANCE" and query.concepts is not None:
+        # each paper's best link to the concepts (kg.stores.protocol.link_relevance), then newest
+        params["w"] = SCORE_WEIGHT
+        text = (
+            f"{_driver_match(query, driver)}WITH p {where}"
+            "CALL (p) { MATCH (p)-[r:MENTIONS|INTRODUCES]->(c) WHERE c.id IN $concepts"
+            f"{_concept_cond('r', query.about_only)} RETURN max({_RELEVANCE}) AS rank }} "
+            "WITH p, rank ORDER BY rank DESC, p._sortKey WITH collect(p) AS ps "
+            "RETURN size(ps) AS total, [x IN ps[$offset..$end] | x.id] AS ids"
+        )
+        return Statement(text, params)
     text = (
         f"{_driver_match(query, driver)}WITH p {where}"
         "WITH p ORDER BY p._sortKey WITH collect(p) AS ps "
         "RETURN size(ps) AS total, [x IN ps[$offset..$end] | x.id] AS ids"
     )
     return Statement(text, params)
+
+
+# The relevance of a link ``r`` (kg.stores.protocol.link_relevance), term for term.
+_RELEVANCE = (
+    "CASE WHEN type(r) = 'INTRODUCES' THEN 3.0 "
+    "ELSE 2.0 * CASE WHEN r.about = false THEN 0 ELSE 1 END + coalesce(r.salience, 0.0) END "
+    "+ $w * CASE WHEN coalesce(r.score, 0.0) < 0.0 THEN 0.0 WHEN r.score > 99.0 THEN 99.0 "
+    "ELSE coalesce(r.score, 0.0) END"
+)
 
 
 def papers_count(query: PaperQuery, driver: str | None) -> Statement:

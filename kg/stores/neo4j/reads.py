@@ -9,6 +9,7 @@ results back in key order. Nothing here holds graph state between calls.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -18,10 +19,11 @@ import neo4j
 from kg.errors import GraphStoreError
 from kg.ids import fold
 from kg.names import query_loose_key
+from kg.provisional import row_concept
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
-from kg.stores.protocol import ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted
+from kg.stores.protocol import KeyphraseRow, ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted
 
 T = TypeVar("T")
 # The ties among a set of nodes are looked up by pair key (n * (n - 1) / 2 look-ups, about 9 us
@@ -59,6 +61,8 @@ def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str
     """
     if query.author is not None:
         return "author"
+    if query.phrases is not None:
+        return "phrases"  # a phrase's rows belong to one paper or two (kg.provisional)
     present = [c for c in ("concepts", "topics", "venues") if getattr(query, c) is not None]
     if not present:
         return None
@@ -124,6 +128,22 @@ class Neo4jReads:
         return [
             str(i) for i in self._read_one(rq.authors_named(read_index.AUTHOR_PREFIX + key, limit))["ids"]
         ]
+
+    def keyphrase_concepts(self, key: str, limit: int) -> list[str]:
+        if not key or limit < 1:
+            return []
+        ids: list[str] = self._read_one(q.keyphrase_concepts(key, limit))["ids"]
+        return ids
+
+    def paper_keyphrases(self, paper_ids: Sequence[str]) -> list[list[KeyphraseRow]]:
+        out: dict[str, list[KeyphraseRow]] = {i: [] for i in paper_ids}
+        unique = list(out)
+        if unique:
+            for pid, cid, node, rel in self._read_one(q.paper_keyphrases(unique))["rows"]:
+                out[pid].append(KeyphraseRow(cid, row_concept(json.loads(node)), json.loads(rel)))
+        for rows in out.values():
+            rows.sort(key=lambda r: r.concept)
+        return [list(out[i]) for i in paper_ids]
 
     def authors_by_keys(self, keys: Sequence[str]) -> list[str | None]:
         if not keys:

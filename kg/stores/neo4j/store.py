@@ -66,14 +66,22 @@ from kg.models import (
     StoreCounts,
     UpsertSummary,
 )
-from kg.provisional import Plan, concept_ids, provisional_ids, without_phrase
+from kg.provisional import (
+    KEYPHRASES,
+    Plan,
+    concept_ids,
+    phrase_key,
+    provisional_ids,
+    row_about,
+    without_phrase,
+)
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import authors
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.notifications import DRIVER_CONFIG as NOTIFICATIONS
 from kg.stores.neo4j.notifications import quiet_notifications
-from kg.stores.neo4j.pair_keys import ensure_pair_keys
+from kg.stores.neo4j.pair_keys import ensure_keyphrase_keys, ensure_pair_keys
 from kg.stores.neo4j.read_index import same_value, update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
 from kg.stores.protocol import AuthorMove, Direction, Edge, NodeRow, SearchHit, StoredSlot
@@ -157,6 +165,11 @@ def _db_node_properties(node_id: str, label: str, props: Properties) -> dict[str
         aliases = props.get("aliases")
         if isinstance(aliases, list) and aliases:
             row[q.ALIAS_TEXT] = " ".join(str(a) for a in aliases)
+    elif label == "Paper":
+        # its paper-only phrases (kg.provisional) as its aliases: search finds a paper by them
+        phrases = props.get(KEYPHRASES)
+        if isinstance(phrases, list) and phrases:
+            row[q.ALIAS_TEXT] = " ".join(str(a) for a in phrases)
     return row
 
 
@@ -342,10 +355,17 @@ class _Batch:
             or self.drop
         )
 
-    def keyphrase_rows(self) -> list[list[str]]:
-        """The kept keyphrase rows as ``[concept, paper, node json, rel json]``."""
+    def keyphrase_rows(self) -> list[q.KeyphraseRow]:
+        """The kept keyphrase rows with their lookup key and ``about`` (:mod:`kg.provisional`)."""
         return [
-            [cid, pid, json.dumps(node, sort_keys=True), json.dumps(rel, sort_keys=True)]
+            q.KeyphraseRow(
+                cid,
+                pid,
+                json.dumps(node, sort_keys=True),
+                json.dumps(rel, sort_keys=True),
+                phrase_key(node),
+                row_about(rel),
+            )
             for cid, by_paper in sorted(self.keep.items())
             for pid, (node, rel) in sorted(by_paper.items())
         ]
@@ -511,6 +531,9 @@ class Neo4jStore(Neo4jReads):
         with self._errors():
             # streamed (the default fetch size), not materialised: millions of pairs at 100k papers
             ensure_pair_keys(
+                lambda: self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
+            )
+            ensure_keyphrase_keys(
                 lambda: self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
             )
 

@@ -36,7 +36,11 @@ def write(c: sqlite3.Connection, p: Plan) -> None:
     """
     keep = p.keep.items()  # unique keys: sorting never compares the property maps
     c.executemany(
-        "INSERT OR REPLACE INTO keyphrases (concept_id, paper_id, node, rel) VALUES (?,?,?,?)",
-        [(cid, pid, schema.dumps(node), schema.dumps(rel)) for (cid, pid), (node, rel) in sorted(keep)],
+        "INSERT OR REPLACE INTO keyphrases (concept_id, paper_id, node, rel, key, about) "
+        "VALUES (?,?,?,?,?,?)",
+        [
+            (cid, pid, schema.dumps(node), schema.dumps(rel), *schema.keyphrase_columns(node, rel))
+            for (cid, pid), (node, rel) in sorted(keep)
+        ],
     )
     c.executemany("DELETE FROM keyphrases WHERE concept_id = ?", [(cid,) for cid in sorted(p.drop)])

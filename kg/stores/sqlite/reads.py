@@ -30,9 +30,11 @@ from kg.models import (
     trusted_relationship,
 )
 from kg.names import query_loose_key
+from kg.provisional import row_concept
 from kg.stores.protocol import (
     Direction,
     Edge,
+    KeyphraseRow,
     ListOrder,
     NodeRow,
     Page,
@@ -316,6 +318,26 @@ class SQLiteReads:
         )
         return [r[0] for r in rows]
 
+    def keyphrase_concepts(self, key: str, limit: int) -> list[str]:
+        if not key or limit <= 0:
+            return []
+        rows = self._all(
+            "SELECT DISTINCT concept_id FROM keyphrases WHERE key = ? ORDER BY concept_id LIMIT ?",
+            (key, limit),
+        )
+        return [r[0] for r in rows]
+
+    def paper_keyphrases(self, paper_ids: Sequence[str]) -> list[list[KeyphraseRow]]:
+        out: dict[str, list[KeyphraseRow]] = {i: [] for i in paper_ids}
+        for chunk in chunked(list(out)):
+            for pid, cid, node, rel in self._all(
+                "SELECT paper_id, concept_id, node, rel FROM keyphrases INDEXED BY keyphrases_by_paper "
+                f"WHERE paper_id IN ({_marks(len(chunk))}) ORDER BY paper_id, concept_id",
+                chunk,
+            ):
+                out[pid].append(KeyphraseRow(cid, row_concept(schema.loads(node)), schema.loads(rel)))
+        return [out[i] for i in paper_ids]
+
     def concepts_with_key_suffix(self, loose_key: str, limit: int) -> list[str]:
         if not loose_key:
             return []
@@ -340,7 +362,7 @@ class SQLiteReads:
     def _paper_sets(self, q: PaperQuery) -> list[tuple[str, list[Any]]]:
         """Each condition of ``q`` as a query for the ids of the papers meeting it.
 
-        Every one is an index range: the papers of a concept come from ``rels_by_end_about``
+        Every one is an index range: the papers of a concept come from ``rels_by_end_about_rank``
         alone (``about`` is in the index), an author's from the primary key. A relationship's
         paper end is a Paper by the graph model, so no label check is needed.
         """
@@ -353,6 +375,16 @@ class SQLiteReads:
                     f"SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'MENTIONS'{about} "
                     f"UNION SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'INTRODUCES'",
                     [*q.concepts, *q.concepts],
+                )
+            )
+        if q.phrases is not None:
+            about = " AND about = 1" if q.about_only else ""
+            distinct = "DISTINCT " if len(q.phrases) > 1 else ""
+            sets.append(
+                (
+                    f"SELECT {distinct}paper_id FROM keyphrases "
+                    f"WHERE concept_id IN ({_marks(len(q.phrases))}){about}",
+                    list(q.phrases),
                 )
             )
         if q.author is not None:
@@ -385,6 +417,13 @@ class SQLiteReads:
                 f'AND +m."end" IN ({_marks(len(q.concepts))}){about})'
             )
             params.extend(q.concepts)
+        if q.phrases is not None:
+            about = " AND k.about = 1" if q.about_only else ""
+            tests.append(
+                "EXISTS (SELECT 1 FROM keyphrases k INDEXED BY keyphrases_by_paper WHERE k.paper_id = p.id "
+                f"AND k.concept_id IN ({_marks(len(q.phrases))}){about})"
+            )
+            params.extend(q.phrases)
         if q.author is not None:
             tests.append(
                 "EXISTS (SELECT 1 FROM rels a WHERE a.start = ? AND a.type = 'AUTHORED' AND a.\"end\" = p.id)"
@@ -425,6 +464,9 @@ class SQLiteReads:
         sets = self._paper_sets(query)
         if query.text is not None:
             return self._text_papers(query.text, sets, offset, limit)
+        if query.order == "RELEVANCE" and query.concepts is not None and limit > 0:
+            others = sets[1:]  # the concepts' set is the first (_paper_sets)
+            return self._relevant_papers(query, others, offset, limit)
         row = self._all("SELECT n FROM counts WHERE kind = 'node' AND name = 'Paper'")
         papers = int(row[0][0]) if row else 0
         if not sets:
@@ -448,6 +490,43 @@ class SQLiteReads:
             [*params, limit, offset],
         )
         return Page(ids=[r[0] for r in rows], total=total)
+
+    def _relevant_papers(
+        self, query: PaperQuery, others: list[tuple[str, list[Any]]], offset: int, limit: int
+    ) -> Page:
+        """A page of the papers of ``query.concepts`` by relevance (see ``PaperQuery.order``):
+        each paper's best link (``rels.rank``, :func:`kg.stores.protocol.link_relevance`), then
+        newest first; ``others``: the query's other conditions as id sets.
+
+        Two steps, so that only the papers that can make the page are read from ``nodes``: each
+        paper's best rank from ``rels_by_end_about_rank`` alone (index only, ``total`` entries),
+        then the year and title of the papers ranked at least as high as the page's last one
+        (ties at the cut included), sorted here. The broadest concepts of a 10k store: 49 ms
+        when the rank was computed from each link's map and every paper joined, 12 ms for the
+        newest order's page (load ~13, 2026-12-03; see bench/README.md).
+        """
+        concepts = list(query.concepts or ())
+        about = " AND (type = 'INTRODUCES' OR about = 1)" if query.about_only else ""
+        members = "".join(f" AND start IN ({sql})" for sql, _ in others)
+        ranked = self._all(
+            "SELECT start, MAX(rank) FROM rels INDEXED BY rels_by_end_about_rank "
+            f"WHERE \"end\" IN ({_marks(len(concepts))}) AND type IN ('MENTIONS', 'INTRODUCES'){about}"
+            f"{members} GROUP BY start",
+            [*concepts, *(p for _, ps in others for p in ps)],
+        )
+        if offset >= len(ranked):
+            return Page(ids=[], total=len(ranked))  # the papers of the set, counted as they were read
+        ranked.sort(key=lambda row: -float(row[1] or 0.0))
+        cut = float(ranked[min(offset + limit, len(ranked)) - 1][1] or 0.0)
+        rank = {pid: float(r or 0.0) for pid, r in ranked if float(r or 0.0) >= cut}
+        keys: list[tuple[float, bool, int, str, str]] = []
+        for chunk in chunked(list(rank)):
+            for pid, year, sort_key in self._all(
+                f"SELECT id, year, sort_key FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk
+            ):
+                keys.append((-rank[pid], year is None, -(year or 0), sort_key, pid))
+        keys.sort()
+        return Page(ids=[k[4] for k in keys[offset : offset + limit]], total=len(ranked))
 
     def _text_papers(self, text: str, sets: list[tuple[str, list[Any]]], offset: int, limit: int) -> Page:
         """Full-text matches among the papers meeting the other conditions, best first (at most
@@ -518,7 +597,7 @@ class SQLiteReads:
         # stored start < end) that stops after ``limit`` rows, however many ties the node has.
         # Ties of weight 1 are not in those indexes (schema.LATER_INDEXES): when the heavy ones
         # do not fill ``limit``, the rest come from the primary key (ties out, by end) and
-        # rels_by_end_about (ties in, by start), both already in the order they are listed in.
+        # rels_by_end_about_rank (ties in, by start), both already in the order they are listed in.
         found: dict[str, list[Weighted]] = {}
         for nid in dict.fromkeys(ids):
             rows = self._all(
@@ -538,13 +617,13 @@ class SQLiteReads:
 
     def _light_ties(self, nid: str, pair: PairType, heavy: set[str], limit: int) -> list[Weighted]:
         """The first ``limit`` weight-1 ties of ``nid`` by id, when ``heavy`` holds all its
-        heavier ones. Ties in are read from ``rels_by_end_about`` alone (index only: the weight is
+        heavier ones. Ties in are read from ``rels_by_end_about_rank`` alone (index only: the weight is
         not in it, so the heavy ones, at most ``len(heavy)``, are skipped here rather than by a
         table lookup per tie); ties out come from the primary key, whose rows hold the weight."""
         rows = self._all(
             'SELECT other FROM (SELECT * FROM (SELECT "end" AS other FROM rels '
             'WHERE start = ? AND type = ? AND weight = 1 ORDER BY "end" LIMIT ?) '
-            "UNION ALL SELECT * FROM (SELECT start FROM rels INDEXED BY rels_by_end_about "
+            "UNION ALL SELECT * FROM (SELECT start FROM rels INDEXED BY rels_by_end_about_rank "
             'WHERE "end" = ? AND type = ? AND about IS NULL ORDER BY start LIMIT ?)) '
             "ORDER BY other",
             (nid, pair, limit, nid, pair, limit + len(heavy)),

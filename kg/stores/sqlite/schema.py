@@ -13,11 +13,14 @@ JSON property map, and name lookups go through a key table instead of scanning n
   so the strongest part of a whole network is an index range (see :func:`ensure_ties`).
 - ``rels``: one row per (start, type, end); ``weight`` holds the derived COAUTHOR/CO_OCCURS
   ``papers`` (stored with ``start < end``), ``about`` a MENTIONS' aboutness, ``position`` an
-  AUTHORED byline position.
+  AUTHORED byline position, ``rank`` a MENTIONS' or INTRODUCES' relevance to its paper
+  (:func:`kg.stores.protocol.link_relevance`; ``concept.papers`` by relevance).
 - ``name_keys``: :mod:`kg.names` keys of every concept name/alias and author name, with a rank.
 - ``fts``: FTS5 (BM25) over paper titles/abstracts and concept names/aliases; ``rowid`` is the
   node's rowid.
-- ``keyphrases``: provisional concepts not yet carried by two papers (:mod:`kg.stores.sqlite.keyphrases`).
+- ``keyphrases``: provisional concepts not yet carried by two papers (:mod:`kg.stores.sqlite.keyphrases`),
+  with the row's lookup ``key`` (:func:`kg.provisional.phrase_key`) and ``about`` flag, indexed
+  by paper (a paper's key concepts) and by key (papers by a phrase's name).
 - ``meta``: the schema format and the store version (bumped by every write that changed something).
 """
 
@@ -30,6 +33,8 @@ import orjson
 from kg.ids import fold
 from kg.models import Properties
 from kg.names import author_keys, concept_keys, loose_key
+from kg.provisional import KEYPHRASES, phrase_key, row_about
+from kg.stores.protocol import link_relevance
 
 FORMAT = 1
 # Node and relationship counts per label and type, kept by triggers in every write transaction,
@@ -70,8 +75,11 @@ def ensure_counts(c: sqlite3.Connection) -> None:
 # Indexes added after format 1 shipped, with the indexes they replace: created by
 # :func:`ensure_indexes` when any store is opened (at once for a new one, once for an older one).
 # Figures at 100k papers:
-# - ``rels_by_end_about`` covers "papers about this concept" (``about`` in the index rather than
-#   a table lookup per MENTIONS: 134 -> 8 ms for a 17k-paper concept) and all ``rels_by_end`` did.
+# - ``rels_by_end_about_rank`` covers "papers about this concept" (``about`` in the index rather
+#   than a table lookup per MENTIONS: 134 -> 8 ms for a 17k-paper concept) and all ``rels_by_end``
+#   did; ``rank`` at its end (after ``start``, so every older use of the index is unchanged) makes
+#   "papers by relevance" an index-only read too: reading each link's map for its salience cost
+#   4x the newest order's page for the broadest concepts of a 10k store (49 against 12 ms).
 # - ``heavy_pairs_out`` / ``heavy_pairs_in`` list one node's ties heaviest first, so an ego
 #   network costs its size: sorting a concept's 48k ties for its top 100 took 350 ms.
 # - The weight indexes hold only the *heavy* ties (``weight > 1``, :data:`HEAVY_TIE`): 87% of
@@ -79,15 +87,15 @@ def ensure_counts(c: sqlite3.Connection) -> None:
 #   three weight-ordered indexes. 60,000 pair upserts on a copy of the 100k store took 21.7 s
 #   and wrote 649 MB of WAL with them, 7.3 s and 215 MB without (`bench/README.md`, "Pair
 #   indexes"). A tie of weight 1 is
-#   found by the primary key (its start) or ``rels_by_end_about`` (its end), both ordered by
+#   found by the primary key (its start) or ``rels_by_end_about_rank`` (its end), both ordered by
 #   the other end, which is the order weight-1 ties are listed in anyway.
 #   Only a query saying ``weight > 1`` can use them (SQLite matches a partial index's WHERE by
 #   its terms); ``INDEXED BY`` in the reads keeps the plan fixed.
 LATER_INDEXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (
-        "rels_by_end_about",
-        'CREATE INDEX rels_by_end_about ON rels ("end", type, about, start)',
-        ("rels_by_end",),
+        "rels_by_end_about_rank",
+        'CREATE INDEX rels_by_end_about_rank ON rels ("end", type, about, start, rank)',
+        ("rels_by_end", "rels_by_end_about"),
     ),
     (
         "heavy_pairs_by_weight",
@@ -170,6 +178,50 @@ def ensure_ties(c: sqlite3.Connection) -> None:
         raise
 
 
+# The keyphrase table's lookup columns and indexes (see the module docstring), added to a store
+# written before them when it is opened, with the columns filled from the rows' maps.
+KEYPHRASE_INDEXES: tuple[str, ...] = (
+    "CREATE INDEX IF NOT EXISTS keyphrases_by_paper ON keyphrases (paper_id, concept_id)",
+    "CREATE INDEX IF NOT EXISTS keyphrases_by_key ON keyphrases (key, about, paper_id)",
+)
+
+
+def keyphrase_columns(node: Properties, rel: Properties) -> tuple[str, int]:
+    """``(key, about)`` of a keyphrase row."""
+    return phrase_key(node), int(row_about(rel))
+
+
+def ensure_keyphrase_lookup(c: sqlite3.Connection) -> None:
+    """Give a store written before the keyphrase lookup its columns, values and indexes (once)."""
+
+    def indexed() -> bool:
+        return bool(
+            c.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'keyphrases_by_key'"
+            ).fetchone()
+        )
+
+    if indexed():
+        return
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        columns = {row[1] for row in c.execute("PRAGMA table_info(keyphrases)")}
+        if "key" not in columns:
+            c.execute("ALTER TABLE keyphrases ADD COLUMN key TEXT")
+            c.execute("ALTER TABLE keyphrases ADD COLUMN about INTEGER")
+            rows = c.execute("SELECT concept_id, paper_id, node, rel FROM keyphrases").fetchall()
+            c.executemany(
+                "UPDATE keyphrases SET key = ?, about = ? WHERE concept_id = ? AND paper_id = ?",
+                [(*keyphrase_columns(loads(n), loads(r)), cid, pid) for cid, pid, n, r in rows],
+            )
+        for statement in KEYPHRASE_INDEXES:
+            c.execute(statement)
+        c.execute("COMMIT")
+    except BaseException:
+        c.execute("ROLLBACK")
+        raise
+
+
 AUTHOR_PREFIX = "a:"
 
 DDL = """
@@ -199,6 +251,7 @@ CREATE TABLE IF NOT EXISTS rels (
     weight INTEGER,
     about INTEGER,
     position INTEGER,
+    rank REAL,
     PRIMARY KEY (start, type, "end")
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS name_keys (
@@ -213,6 +266,8 @@ CREATE TABLE IF NOT EXISTS keyphrases (
     paper_id TEXT NOT NULL,
     node BLOB NOT NULL,
     rel BLOB NOT NULL,
+    key TEXT,
+    about INTEGER,
     PRIMARY KEY (concept_id, paper_id)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
@@ -301,20 +356,48 @@ def name_key_rows(node_id: str, label: str, props: Properties) -> list[tuple[str
 def fts_row(label: str, props: Properties) -> tuple[str, str, str, str] | None:
     """``(title, abstract, name, aliases)`` indexed for search, or ``None`` for unsearched labels."""
     if label == "Paper":
-        return (str(props.get("title") or ""), str(props.get("abstract") or ""), "", "")
+        # its paper-only phrases (kg.provisional) as its aliases: search finds a paper by them
+        phrases = " ".join(_strings(props.get(KEYPHRASES)))
+        return (str(props.get("title") or ""), str(props.get("abstract") or ""), "", phrases)
     if label == "Concept":
         return ("", "", str(props.get("name") or ""), " ".join(_strings(props.get("aliases"))))
     return None
 
 
-def rel_columns(rel_type: str, props: Properties) -> tuple[int | None, int | None]:
-    """``(about, position)`` columns of a relationship. A MENTIONS without ``about`` counts as
-    about (records from before salience existed)."""
+def rel_columns(rel_type: str, props: Properties) -> tuple[int | None, int | None, float | None]:
+    """``(about, position, rank)`` columns of a relationship. A MENTIONS without ``about`` counts
+    as about (records from before salience existed)."""
     about = None
     position = None
+    rank = link_relevance(rel_type, props) if rel_type in RANKED_TYPES else None
     if rel_type == "MENTIONS":
         about = 0 if props.get("about") is False else 1
     elif rel_type == "AUTHORED":
         pos = props.get("position")
         position = int(pos) if isinstance(pos, int | float) and not isinstance(pos, bool) else None
-    return about, position
+    return about, position, rank
+
+
+RANKED_TYPES = ("MENTIONS", "INTRODUCES")
+
+
+def ensure_rank(c: sqlite3.Connection) -> None:
+    """Give a store written before ``rels.rank`` the column and its values (once; a pass over
+    every MENTIONS and INTRODUCES map); :func:`ensure_indexes` then indexes it."""
+    if "rank" in {row[1] for row in c.execute("PRAGMA table_info(rels)")}:
+        return
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        if "rank" not in {row[1] for row in c.execute("PRAGMA table_info(rels)")}:
+            c.execute("ALTER TABLE rels ADD COLUMN rank REAL")
+            rows = c.execute(
+                "SELECT start, type, \"end\", props FROM rels WHERE type IN ('MENTIONS', 'INTRODUCES')"
+            ).fetchall()
+            c.executemany(
+                'UPDATE rels SET rank = ? WHERE start = ? AND type = ? AND "end" = ?',
+                [(link_relevance(t, loads(p)), s, t, e) for s, t, e, p in rows],
+            )
+        c.execute("COMMIT")
+    except BaseException:
+        c.execute("ROLLBACK")
+        raise

@@ -219,8 +219,10 @@ class SQLiteStore(SQLiteReads):
                 "move it away and ingest again"
             )
         schema.ensure_counts(c)
+        schema.ensure_rank(c)  # before the indexes: one of them holds the column
         schema.ensure_indexes(c)
         schema.ensure_ties(c)
+        schema.ensure_keyphrase_lookup(c)
 
     @staticmethod
     def _format(c: sqlite3.Connection) -> tuple[int] | None:
@@ -656,8 +658,8 @@ class _Batch:
         )
         self._write_keys_and_text()
         c.executemany(
-            'INSERT OR REPLACE INTO rels (start, type, "end", props, weight, about, position) '
-            "VALUES (?,?,?,?,NULL,?,?)",
+            'INSERT OR REPLACE INTO rels (start, type, "end", props, weight, about, position, rank) '
+            "VALUES (?,?,?,?,NULL,?,?,?)",
             [
                 (s, t, e, schema.dumps(self.rels[(s, t, e)]), *schema.rel_columns(t, self.rels[(s, t, e)]))
                 for s, t, e in sorted(self.changed_rels)
