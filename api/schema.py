@@ -43,6 +43,7 @@ from api.types import (
     Concept,
     ConceptKind,
     ConceptOrder,
+    ConceptTrend,
     Connection,
     GraphKind,
     Info,
@@ -89,6 +90,12 @@ class PaperFilterInput:
     include_mentions: bool | None = strawberry.field(
         default=False, description="With `concept`: also papers that only mention it in passing."
     )
+    status: str | None = strawberry.field(
+        default=None, description="The listing's decision, exactly as listed: `Oral`, `Poster`, `Reject`."
+    )
+    track: str | None = strawberry.field(
+        default=None, description="The listing's track, exactly as listed: `main`, `Datasets and Benchmarks`."
+    )
 
     def to_domain(self) -> PaperFilter:
         return PaperFilter(
@@ -99,6 +106,8 @@ class PaperFilterInput:
             author=self.author,
             text=self.text,
             about_only=self.include_mentions is not True,
+            status=self.status,
+            track=self.track,
         )
 
 
@@ -279,6 +288,46 @@ class Query:
         kind = graph or GraphKind.COAUTHOR
         groups = await info.context.compute(info.context.service.communities, kind.value)
         return [Community(graph=kind, index=i, size=len(g)) for i, g in enumerate(groups[:n])]
+
+    @strawberry.field(
+        description="Concepts that grew most from year `from` to year `to`, of one venue or series or "
+        "of all: by `growth`, among those with at least 5 papers in `to` and a `zScore` of 1.96 or more."
+    )
+    async def rising_concepts(
+        self,
+        info: Info,
+        from_: Annotated[int, strawberry.argument(name="from", description="The earlier year.")],
+        to: Annotated[int, strawberry.argument(description="The later year.")],
+        venue: str | None = None,
+        kind: ConceptKind | None = None,
+        first: int | None = 10,
+        include_mentions: Annotated[
+            bool | None,
+            strawberry.argument(description="Count papers that only mention a concept in passing too."),
+        ] = False,
+    ) -> list[ConceptTrend]:
+        n = check_first(info, first, default=10)
+        ranked = await info.context.compute(
+            info.context.service.rising_concepts,
+            venue,
+            from_,
+            to,
+            kind.value if kind else None,
+            n,
+            include_mentions is not True,
+        )
+        return [
+            ConceptTrend(
+                concept=Concept.from_domain(node),
+                from_papers=r.from_papers,
+                to_papers=r.to_papers,
+                from_share=r.from_share,
+                to_share=r.to_share,
+                growth=r.growth,
+                z_score=r.z,
+            )
+            for node, r in ranked
+        ]
 
     @strawberry.field(description="Full-text search over paper titles/abstracts and concept names/aliases.")
     async def search(self, info: Info, text: str, first: int | None = 20) -> list[SearchHit]:

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from kg.ids import fold
 from kg.models import Node, StoreCounts
-from kg.read import networks, resolve
+from kg.read import networks, resolve, trends
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
-from kg.stores.protocol import ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit
+from kg.stores.protocol import ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit, YearCount
 from kg.text_index import search_words
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ GraphName = Literal["COAUTHOR", "CONCEPT"]
 # Co-authors served per author: a hyperauthored paper can give thousands.
 MAX_COAUTHORS = 1000
 CLOSURE_LIMIT = 5000
+# Concepts counted per year for rising concepts: the later year's are the candidates, and one
+# with fewer papers than the last of these cannot pass trends.MIN_SUPPORT in any real venue.
+RISING_CANDIDATES = 20_000
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class PaperFilter:
     author: str | None = None
     text: str | None = None
     about_only: bool = True
+    status: str | None = None
+    track: str | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +207,8 @@ class ReadService:
             topics=topics,
             year=where.year,
             text=text,
+            status=where.status,
+            track=where.track,
         )
 
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
@@ -318,6 +325,65 @@ class ReadService:
     def topic_children(self, tid: str) -> list[Node]:
         tree = self.topic_tree()
         return [tree.nodes[c] for c in tree.children.get(tid, [])]
+
+    # -- time ------------------------------------------------------------------------------------
+    def venue_ids(self, venue: str | None) -> tuple[str, ...] | None:
+        """The venue ids a venue name or series names (``None`` for no venue: every paper)."""
+        return None if venue is None else tuple(resolve.resolve_venues(self.venues(), venue))
+
+    def paper_years(self, venues: tuple[str, ...] | None) -> list[YearCount]:
+        """Papers per year, of these venues or of all (cached per version: every trend needs it)."""
+        return self._memo(("years", venues), lambda: self.store.paper_years(PaperQuery(venues=venues)))
+
+    def concept_trend(
+        self, cid: str, venue: str | None = None, about_only: bool = True
+    ) -> list[trends.YearShare]:
+        """Papers about one concept per year (as ``paperCount`` counts them), of one venue or
+        series or of all, with their share of that year's papers; every year with papers."""
+        venues = self.venue_ids(venue)
+        about = self.store.paper_years(PaperQuery(concepts=(cid,), about_only=about_only, venues=venues))
+        return trends.trend(about, self.paper_years(venues))
+
+    def rising_concepts(
+        self,
+        venue: str | None,
+        from_year: int,
+        to_year: int,
+        kind: str | None,
+        first: int,
+        about_only: bool = True,
+    ) -> list[tuple[Node, trends.Rise]]:
+        """The concepts that grew most from one year to a later one (:mod:`kg.read.trends`)."""
+        if from_year >= to_year:
+            raise InvalidArgument(f"`from` must be before `to` (got {from_year} and {to_year})")
+        venues = self.venue_ids(venue)
+        totals = {y.year: y.papers for y in self.paper_years(venues)}
+        for year in (from_year, to_year):
+            if not totals.get(year):
+                scope = f"in {venue}" if venue is not None else "in the graph"
+                known = ", ".join(str(y) for y in sorted(totals)) or "none"
+                raise InvalidArgument(f"no papers {scope} in {year} (years with papers: {known})")
+
+        def build() -> list[trends.Rise]:
+            counts = [
+                self.store.concept_counts(
+                    PaperQuery(venues=venues, year=y), kind, RISING_CANDIDATES, about_only
+                )
+                for y in (from_year, to_year)
+            ]
+            return trends.rising(counts[0], totals[from_year], counts[1], totals[to_year], MAX_NODES)
+
+        rises = self._memo(("rising", venues, from_year, to_year, kind, about_only), build)[:first]
+        nodes = self.store.get_nodes([r.concept for r in rises])
+        return [(n, r) for n, r in zip(nodes, rises, strict=True) if n is not None]
+
+    def top_concepts(
+        self, venue_id: str, year: int | None, kind: str | None, first: int
+    ) -> list[tuple[Node, int]]:
+        """The concepts most of one venue's papers (of one year, or all) are about."""
+        rows = self.store.concept_counts(PaperQuery(venues=(venue_id,), year=year), kind, first)
+        nodes = self.store.get_nodes([r.id for r in rows])
+        return [(n, r.weight) for n, r in zip(nodes, rows, strict=True) if n is not None]
 
     # -- networks and analytics ------------------------------------------------------------------
     def coauthor_network(self, author: str, depth: int = 1, max_nodes: int = 200) -> NetworkView:

@@ -61,6 +61,13 @@ class Weighted(NamedTuple):
     weight: int
 
 
+class YearCount(NamedTuple):
+    """Papers of one year."""
+
+    year: int
+    papers: int
+
+
 class NodeRow(NamedTuple):
     """A node as a network lists it: its display name (``""`` when it has none) and stored paper
     count, without its property map."""
@@ -86,7 +93,9 @@ class PaperQuery:
     ``concepts``: papers that mention or introduce any of these concept ids (the caller expands
     the narrower closure); with ``about_only`` a ``MENTIONS`` counts only when ``about`` is true
     (``INTRODUCES`` always counts). ``venues`` / ``topics``: any of these ids. ``text``: full-text
-    match over title and abstract; results are then ranked by relevance.
+    match over title and abstract; results are then ranked by relevance. ``status`` / ``track``:
+    the paper's listing ``status`` ("Oral", "Poster", "Reject") or ``track`` ("main"), exactly
+    as listed.
     """
 
     concepts: tuple[str, ...] | None = None
@@ -96,6 +105,8 @@ class PaperQuery:
     topics: tuple[str, ...] | None = None
     year: int | None = None
     text: str | None = None
+    status: str | None = None
+    track: str | None = None
 
 
 @dataclass(frozen=True)
@@ -272,4 +283,19 @@ class ReadStore(GraphStore, Protocol):
     def heaviest_pairs(self, pair: PairType, limit: int) -> list[PairEdge]:
         """At most ``limit`` ties, heaviest first then (source, target): the bounded projection
         graph algorithms run on."""
+        ...
+
+    # -- time ----------------------------------------------------------------------------------
+    def paper_years(self, query: PaperQuery) -> list[YearCount]:
+        """How many papers matching ``query`` (no ``text``) each year has, by year; papers
+        without a year are left out, years without papers are not listed."""
+        ...
+
+    def concept_counts(
+        self, query: PaperQuery, kind: str | None, limit: int, about_only: bool = True
+    ) -> list[Weighted]:
+        """Concepts (of one ``kind``, or any) by how many papers matching ``query`` (no
+        ``text``) are about them, most first, then by id; at most ``limit``. "About" is what
+        ``papers(PaperQuery(concepts=(id,), about_only=True))`` counts: a ``MENTIONS`` not
+        marked ``about: false``, or an ``INTRODUCES``; without ``about_only`` any ``MENTIONS``."""
         ...

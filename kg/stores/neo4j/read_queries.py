@@ -68,6 +68,8 @@ def schema_statements() -> list[Statement]:
         f"CREATE CONSTRAINT paperkg_key IF NOT EXISTS FOR (k:{KEY_LABEL}) REQUIRE k.key IS UNIQUE",
         f"CREATE INDEX paperkg_key_rkey IF NOT EXISTS FOR (k:{KEY_LABEL}) ON (k.rkey)",
         "CREATE INDEX paperkg_paper_sort IF NOT EXISTS FOR (n:Paper) ON (n._sortKey)",
+        "CREATE INDEX paperkg_paper_status IF NOT EXISTS FOR (n:Paper) ON (n.status)",
+        "CREATE INDEX paperkg_paper_track IF NOT EXISTS FOR (n:Paper) ON (n.track)",
         "CREATE INDEX paperkg_concept_sort IF NOT EXISTS FOR (n:Concept) ON (n._sortName)",
         "CREATE INDEX paperkg_concept_papers IF NOT EXISTS FOR (n:Concept) ON (n._papers)",
         "CREATE INDEX paperkg_concept_kind IF NOT EXISTS FOR (n:Concept) ON (n.kind)",
@@ -237,6 +239,11 @@ def _paper_filters(query: PaperQuery, driver: str | None) -> list[str]:
         out.append("EXISTS { MATCH (p)-[:HAS_TOPIC]->(t) WHERE t.id IN $topics }")
     if query.year is not None and driver != "year":
         out.append("p.year = $year")
+    # Listing properties always filter: a query by them alone finds its papers by label.
+    if query.status is not None:
+        out.append("p.status = $status")
+    if query.track is not None:
+        out.append("p.track = $track")
     return out
 
 
@@ -254,6 +261,8 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
         return f"UNWIND $topics AS tid MATCH (:{_N} {{id: tid}})<-[:HAS_TOPIC]-(p:Paper) WITH DISTINCT p "
     if driver == "year":
         return "MATCH (p:Paper) WHERE p.year = $year "
+    if driver == "listed":
+        return "MATCH (p:Paper) "
     raise GraphStoreError(f"unknown paper condition {driver!r}")
 
 
@@ -268,6 +277,8 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
         "topics": list(query.topics or ()),
         "year": query.year,
         "yprefix": year_prefix(query.year),
+        "status": query.status,
+        "track": query.track,
     }
 
 
@@ -341,6 +352,41 @@ def papers_count(query: PaperQuery, driver: str | None) -> Statement:
     filters = _paper_filters(query, driver)
     where = f"WHERE {' AND '.join(filters)} " if filters else ""
     return Statement(f"{_driver_match(query, driver)}WITH p {where}RETURN count(p) AS total", params)
+
+
+def _matching(query: PaperQuery, driver: str | None) -> str:
+    """The start of a statement that binds ``p`` to each paper matching ``query`` (no text)."""
+    if query.text is not None:
+        raise GraphStoreError("a count by year or concept takes no text condition")
+    if driver is None:
+        return _YEAR_RANGE if query.year is not None else "MATCH (p:Paper) "
+    filters = _paper_filters(query, driver)
+    where = f"WHERE {' AND '.join(filters)} " if filters else ""
+    return f"{_driver_match(query, driver)}WITH p {where}"
+
+
+def paper_years(query: PaperQuery, driver: str | None) -> Statement:
+    """``rows`` of ``[year, papers]``: the papers matching ``query`` per year, by year."""
+    return Statement(
+        f"{_matching(query, driver)}WITH p WHERE p.year IS NOT NULL "
+        "WITH toInteger(p.year) AS year, count(p) AS n ORDER BY year RETURN collect([year, n]) AS rows",
+        paper_params(query),
+    )
+
+
+def concept_counts(
+    query: PaperQuery, driver: str | None, kind: str | None, limit: int, about_only: bool = True
+) -> Statement:
+    """``rows`` of ``[concept id, papers]``: concepts by the papers matching ``query`` that are
+    about them, most first, then by id."""
+    kind_test = " AND c.kind = $kind" if kind is not None else ""
+    return Statement(
+        f"{_matching(query, driver)}MATCH (p)-[r:MENTIONS|INTRODUCES]->(c:Concept) "
+        f"WHERE true{_concept_cond('r', about_only)}{kind_test} "
+        "WITH c.id AS id, count(DISTINCT p) AS n ORDER BY n DESC, id LIMIT $limit "
+        "RETURN collect([id, n]) AS rows",
+        paper_params(query) | {"kind": kind, "limit": limit},
+    )
 
 
 def condition_sizes(query: PaperQuery) -> Statement:

@@ -21,7 +21,7 @@ from kg.names import query_loose_key
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
-from kg.stores.protocol import ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted
+from kg.stores.protocol import ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted, YearCount
 
 T = TypeVar("T")
 # The ties among a set of nodes are looked up by pair key (n * (n - 1) / 2 look-ups, about 9 us
@@ -55,13 +55,14 @@ def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str
 
     An author has few papers and always drives; among concepts, venues and topics the one with
     the fewest relationships (``sizes``, only asked when there is a choice); a year alone is
-    answered from the sort index (``None``).
+    answered from the sort index (``None``); a status or track without any of those finds its
+    papers by label (``"listed"``), filtered by the property (and the year).
     """
     if query.author is not None:
         return "author"
     present = [c for c in ("concepts", "topics", "venues") if getattr(query, c) is not None]
     if not present:
-        return None
+        return "listed" if query.status is not None or query.track is not None else None
     if len(present) == 1:
         return present[0]
     found = sizes()
@@ -237,6 +238,20 @@ class Neo4jReads:
             return []
         rows = self._read_one(rq.heaviest_pairs(pair, limit))["rows"]
         return [PairEdge(min(a, b), max(a, b), int(w)) for a, b, w in rows]
+
+    # -- time -----------------------------------------------------------------------------------
+    def paper_years(self, query: PaperQuery) -> list[YearCount]:
+        rows = self._read_one(rq.paper_years(query, self._drive_by(query)))["rows"]
+        return [YearCount(int(y), int(n)) for y, n in rows]
+
+    def concept_counts(
+        self, query: PaperQuery, kind: str | None, limit: int, about_only: bool = True
+    ) -> list[Weighted]:
+        if limit < 1:
+            return []
+        stmt = rq.concept_counts(query, self._drive_by(query), kind, limit, about_only)
+        rows = self._read_one(stmt)["rows"]
+        return [Weighted(str(c), int(n)) for c, n in rows]
 
     # -- maintenance ----------------------------------------------------------------------------
     def rebuild_read_index(self, chunk: int = 2000) -> int:
