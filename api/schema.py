@@ -111,6 +111,15 @@ class PaperFilterInput:
         )
 
 
+@strawberry.input(description="Years from `from` to `to`, both included.")
+class YearRange:
+    from_: int = strawberry.field(name="from")
+    to: int
+
+    def bounds(self) -> tuple[int, int]:
+        return (self.from_, self.to)
+
+
 # An ego network of up to this many nodes costs a few ms: with the in-process store it is
 # computed right on the event loop (a worker-thread hop cost ~0.5 ms of CPU per request);
 # larger ones, and the whole-graph conceptGraph, go to a worker thread so that the loop keeps
@@ -222,11 +231,20 @@ class Query:
         description="An author's co-authorship network, `depth` hops (≤ 3), `maxNodes` (≤ 1000)."
     )
     async def coauthor_network(
-        self, info: Info, author: str, depth: int | None = 1, max_nodes: int | None = 200
+        self,
+        info: Info,
+        author: str,
+        depth: int | None = 1,
+        max_nodes: int | None = 200,
+        years: Annotated[
+            YearRange | None,
+            strawberry.argument(description="Only the papers of these years make ties."),
+        ] = None,
     ) -> Network:
         budget = _or(max_nodes, 200)
         run = info.context.call if budget <= INLINE_NETWORK_NODES else info.context.compute
-        view = await run(info.context.service.coauthor_network, author, _or(depth, 1), budget)
+        span = years.bounds() if years is not None else None
+        view = await run(info.context.service.coauthor_network, author, _or(depth, 1), budget, span)
         return _network(view)
 
     @strawberry.field(

@@ -386,12 +386,16 @@ class ReadService:
         return [(n, r.weight) for n, r in zip(nodes, rows, strict=True) if n is not None]
 
     # -- networks and analytics ------------------------------------------------------------------
-    def coauthor_network(self, author: str, depth: int = 1, max_nodes: int = 200) -> NetworkView:
-        """Co-authorship ego network of one author (by name), ``depth`` hops, ``max_nodes`` at most."""
+    def coauthor_network(
+        self, author: str, depth: int = 1, max_nodes: int = 200, years: tuple[int, int] | None = None
+    ) -> NetworkView:
+        """Co-authorship ego network of one author (by name), ``depth`` hops, ``max_nodes`` at most;
+        with ``years`` (inclusive) only the papers of those years make ties."""
         networks.check_graph_args(depth, max_nodes)
+        networks.check_years(years)
         center = self.require_author(author)
-        ids, truncated = networks.ego_ids(self.store, "COAUTHOR", center.id, depth, max_nodes)
-        return networks.view(self.store, "COAUTHOR", ids, truncated)
+        ids, truncated = networks.ego_ids(self.store, "COAUTHOR", center.id, depth, max_nodes, years=years)
+        return networks.view(self.store, "COAUTHOR", ids, truncated, years=years)
 
     def concept_graph(
         self, concept: str | None, min_weight: int = 1, max_nodes: int = 200, depth: int = 1

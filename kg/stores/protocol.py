@@ -299,3 +299,16 @@ class ReadStore(GraphStore, Protocol):
         ``papers(PaperQuery(concepts=(id,), about_only=True))`` counts: a ``MENTIONS`` not
         marked ``about: false``, or an ``INTRODUCES``; without ``about_only`` any ``MENTIONS``."""
         ...
+
+    def coauthors_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        """``weighted_neighbors`` over ``COAUTHOR`` counting only the papers of ``years``
+        (inclusive) that give co-author pairs (not marked ``coauthorPairs: false``)."""
+        ...
+
+    def coauthor_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        """``pair_edges_among`` over ``COAUTHOR`` counting only the papers of ``years``."""
+        ...

@@ -187,3 +187,37 @@ def test_rising_concepts_refuse_bad_years_clearly(
     body = ask(store, serve_app, post_to, f"{{ risingConcepts({args}) {{ growth }} }}")
     assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
     assert message in body["errors"][0]["message"]
+
+
+def test_coauthor_network_over_chosen_years(store: Any, serve_app: Any, post_to: Any) -> None:
+    body = ask(
+        store,
+        serve_app,
+        post_to,
+        """{ all: coauthorNetwork(author: "Author 00", depth: 2) {
+               nodes { id } edges { source target weight } }
+             y2022: coauthorNetwork(author: "Author 00", depth: 2, years: {from: 2022, to: 2022}) {
+               edges { weight } }
+             later: coauthorNetwork(author: "Author 00", years: {from: 2022, to: 2030}) { edges { weight } }
+             none: coauthorNetwork(author: "Author 00", years: {from: 2010, to: 2020}) {
+               nodes { id } edges { weight } } }""",
+    )
+    assert not body.get("errors"), body["errors"]
+    d = body["data"]
+    # papers 00 (authors 00, 01) and 01 (authors 01, 02) in each of the three years
+    assert [n["id"] for n in d["all"]["nodes"]] == ["author:a00", "author:a01", "author:a02"]
+    assert [e["weight"] for e in d["all"]["edges"]] == [3, 3]
+    assert [e["weight"] for e in d["y2022"]["edges"]] == [1, 1]
+    assert [e["weight"] for e in d["later"]["edges"]] == [2]
+    assert d["none"] == {"nodes": [{"id": "author:a00"}], "edges": []}
+
+
+def test_year_range_must_not_end_before_it_starts(store: Any, serve_app: Any, post_to: Any) -> None:
+    body = ask(
+        store,
+        serve_app,
+        post_to,
+        '{ coauthorNetwork(author: "Author 00", years: {from: 2023, to: 2021}) { truncated } }',
+    )
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "years: `from` (2023) is after `to` (2021)" in body["errors"][0]["message"]

@@ -202,6 +202,8 @@ READ_METHODS = [
     "search",
     "paper_years",
     "concept_counts",
+    "coauthors_in_years",
+    "coauthor_edges_in_years",
 ]
 ALL_PAPERS = pid("p2", "p9", "p1", "p8", "p5", "p3", "p6", "p7", "p4")
 
@@ -594,6 +596,42 @@ def test_concept_counts_by_papers_about_them(
     for w in got:  # each count is what a paper query about that concept counts
         about = PaperQuery(**{**query.__dict__, "concepts": (w.id,), "about_only": True})
         assert rs.paper_count(about) == w.weight
+
+
+# COAUTHOR by year: p1 2024 A-B; p2 2024 A-C; p3 2023 B-C B-D C-D; p5 2023 A-B; p6 2022 AW-W.
+def test_coauthors_in_years_count_only_those_papers(rs: ReadStore) -> None:
+    assert rs.coauthors_in_years([A.id, B.id, "author:nobody"], (2024, 2024), 1, 10) == [
+        [Weighted(B.id, 1), Weighted(C.id, 1)],
+        [Weighted(A.id, 1)],
+        [],
+    ]
+    assert rs.coauthors_in_years([B.id], (2023, 2024), 1, 10) == [
+        [Weighted(A.id, 2), Weighted(C.id, 1), Weighted(D.id, 1)]
+    ]
+    assert rs.coauthors_in_years([B.id], (2023, 2024), 1, 2) == [[Weighted(A.id, 2), Weighted(C.id, 1)]]
+    assert rs.coauthors_in_years([A.id], (2023, 2024), 2, 10) == [[Weighted(B.id, 2)]]
+    assert rs.coauthors_in_years([W.id], (2022, 2022), 1, 10) == [[Weighted(AW.id, 1)]]
+    assert rs.coauthors_in_years([A.id], (2025, 2030), 1, 10) == [[]]
+    # every year: the stored COAUTHOR ties
+    everything = rs.coauthors_in_years([A.id, B.id], (0, 9999), 1, 10)
+    assert everything == rs.weighted_neighbors([A.id, B.id], "COAUTHOR", 1, 10)
+
+
+def test_coauthor_edges_in_years_are_the_ties_of_those_papers(rs: ReadStore) -> None:
+    chosen = [D.id, C.id, B.id, A.id, "author:nobody"]
+    assert rs.coauthor_edges_in_years(chosen, (2023, 2023), 1) == [
+        PairEdge(A.id, B.id, 1),
+        PairEdge(B.id, C.id, 1),
+        PairEdge(B.id, D.id, 1),
+        PairEdge(C.id, D.id, 1),
+    ]
+    assert rs.coauthor_edges_in_years(chosen, (2024, 2024), 1) == [
+        PairEdge(A.id, B.id, 1),
+        PairEdge(A.id, C.id, 1),
+    ]
+    assert rs.coauthor_edges_in_years(chosen, (2023, 2024), 2) == [PairEdge(A.id, B.id, 2)]
+    assert rs.coauthor_edges_in_years(chosen, (0, 9999), 1) == rs.pair_edges_among(chosen, "COAUTHOR", 1)
+    assert rs.coauthor_edges_in_years([A.id], (0, 9999), 1) == []
 
 
 # -- updates are visible, hidden state is not ----------------------------------------------------

@@ -389,6 +389,33 @@ def concept_counts(
     )
 
 
+_YEAR_PAPERS = (
+    "MATCH (n)-[:AUTHORED]->(p:Paper)<-[:AUTHORED]-(o) WHERE o <> n AND p.year >= $from "
+    "AND p.year <= $to AND (p.coauthorPairs IS NULL OR p.coauthorPairs <> false) "
+)
+
+
+def coauthors_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int) -> Statement:
+    """``rows`` of ``[i, co-author, papers]``: per author (by position) the co-authors of the
+    papers of ``years``, most shared papers first, then by id."""
+    return Statement(
+        f"UNWIND range(0, size($ids) - 1) AS i MATCH (n:{_N} {{id: $ids[i]}}) "
+        f"CALL (n) {{ {_YEAR_PAPERS}WITH o.id AS other, count(p) AS w WHERE w >= $min "
+        "RETURN other, w ORDER BY w DESC, other LIMIT $limit } "
+        "RETURN collect([i, other, w]) AS rows",
+        {"ids": list(ids), "from": years[0], "to": years[1], "min": min_weight, "limit": limit},
+    )
+
+
+def coauthor_edges_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int) -> Statement:
+    """``rows`` of ``[a, b, papers]``: ties among ``ids`` (a < b) from the papers of ``years``."""
+    return Statement(
+        f"MATCH (n:{_N}) WHERE n.id IN $ids {_YEAR_PAPERS}AND o.id IN $ids AND n.id < o.id "
+        "WITH n.id AS a, o.id AS b, count(p) AS w WHERE w >= $min RETURN collect([a, b, w]) AS rows",
+        {"ids": list(ids), "from": years[0], "to": years[1], "min": min_weight},
+    )
+
+
 def condition_sizes(query: PaperQuery) -> Statement:
     """``concepts``, ``venues``, ``topics``: an upper bound of the papers each condition finds
     (sums of degrees, answered from the relationship counts of dense nodes)."""

@@ -240,6 +240,30 @@ class Neo4jReads:
         return [PairEdge(min(a, b), max(a, b), int(w)) for a, b, w in rows]
 
     # -- time -----------------------------------------------------------------------------------
+    def coauthors_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        unique = list(dict.fromkeys(ids))
+        if not unique or limit < 1:
+            return [[] for _ in ids]
+        rows = self._read_one(rq.coauthors_in_years(unique, years, min_weight, limit))["rows"]
+        found: dict[str, list[Weighted]] = {i: [] for i in unique}
+        for i, other, weight in rows:
+            if other is not None:
+                found[unique[int(i)]].append(Weighted(other, int(weight)))
+        for lst in found.values():
+            lst.sort(key=lambda w: (-w.weight, w.id))
+        return [list(found[i]) for i in ids]
+
+    def coauthor_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        unique = list(dict.fromkeys(ids))
+        if len(unique) < 2:
+            return []
+        rows = self._read_one(rq.coauthor_edges_in_years(unique, years, min_weight))["rows"]
+        return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
+
     def paper_years(self, query: PaperQuery) -> list[YearCount]:
         rows = self._read_one(rq.paper_years(query, self._drive_by(query)))["rows"]
         return [YearCount(int(y), int(n)) for y, n in rows]

@@ -79,6 +79,15 @@ def _listed(q: PaperQuery) -> list[tuple[str, str]]:
     return [(k, v) for k, v in (("status", q.status), ("track", q.track)) if v is not None]
 
 
+# From an AUTHORED ``a``: its paper ``p`` when of the years (two parameters) and giving co-author
+# pairs (kg.derived: not ``coauthorPairs: false``), and the paper's other AUTHORED ``b``.
+_YEAR_PAPERS = (
+    'JOIN nodes p ON p.id = a."end" AND p.year BETWEEN ? AND ? '
+    "AND json_extract(CAST(p.props AS TEXT), '$.coauthorPairs') IS NOT 0 "
+    'JOIN rels b ON b."end" = a."end" AND b.type = \'AUTHORED\''
+)
+
+
 def _marks(n: int) -> str:
     return ",".join("?" * n)
 
@@ -615,6 +624,38 @@ class SQLiteReads:
         return [PairEdge(s, e, int(w)) for s, e, w in rows]
 
     # -- time ----------------------------------------------------------------------------------
+    def coauthors_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        found: dict[str, list[Weighted]] = {}
+        for nid in dict.fromkeys(ids):
+            rows = self._all(
+                f"SELECT b.start AS other, COUNT(*) AS w FROM rels a {_YEAR_PAPERS} "
+                "WHERE a.start = ? AND a.type = 'AUTHORED' AND b.start <> a.start "
+                "GROUP BY b.start HAVING COUNT(*) >= ? ORDER BY w DESC, other LIMIT ?",
+                (*years, nid, min_weight, max(0, limit)),
+            )
+            found[nid] = [Weighted(o, int(w)) for o, w in rows]
+        return [found[i] for i in ids]
+
+    def coauthor_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        unique = sorted(set(ids))
+        edges: list[PairEdge] = []
+        step = CHUNK // 2
+        for starts in chunked(unique, step):
+            for ends in chunked(unique, step):
+                rows = self._all(
+                    f"SELECT a.start, b.start, COUNT(*) FROM rels a {_YEAR_PAPERS} "
+                    f"WHERE a.start IN ({_marks(len(starts))}) AND a.type = 'AUTHORED' AND b.start > a.start "
+                    f"AND b.start IN ({_marks(len(ends))}) GROUP BY a.start, b.start HAVING COUNT(*) >= ?",
+                    [*years, *starts, *ends, min_weight],
+                )
+                edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows)
+        edges.sort()
+        return edges
+
     def _members(self, query: PaperQuery) -> tuple[str, list[Any]]:
         """`` AND <paper id column> IN (...)`` for ``query``'s conditions (``""`` for none)."""
         if query.text is not None:
