@@ -228,7 +228,8 @@ class Query:
         return [Topic.from_domain(t) for t in nodes]
 
     @strawberry.field(
-        description="An author's co-authorship network, `depth` hops (≤ 3), `maxNodes` (≤ 1000)."
+        description="An author's co-authorship network, `depth` hops (≤ 3), `maxNodes` (≤ 1000); "
+        "with `years`, only the papers of those years make ties."
     )
     async def coauthor_network(
         self,
@@ -236,10 +237,7 @@ class Query:
         author: str,
         depth: int | None = 1,
         max_nodes: int | None = 200,
-        years: Annotated[
-            YearRange | None,
-            strawberry.argument(description="Only the papers of these years make ties."),
-        ] = None,
+        years: YearRange | None = None,
     ) -> Network:
         budget = _or(max_nodes, 200)
         run = info.context.call if budget <= INLINE_NETWORK_NODES else info.context.compute
