@@ -56,6 +56,9 @@ GraphName = Literal["COAUTHOR", "CONCEPT"]
 # Co-authors served per author: a hyperauthored paper can give thousands.
 MAX_COAUTHORS = 1000
 CLOSURE_LIMIT = 5000
+# Longest co-authorship chain searched: longer than any shortest path between two authors of
+# ../shared/data/paperlists/ (the longest seen in bench/paths.py's samples was far shorter).
+MAX_PATH_HOPS = 30
 # Concepts counted per year for rising concepts: the later year's are the candidates, and one
 # with fewer papers than the last of these cannot pass trends.MIN_SUPPORT in any real venue.
 RISING_CANDIDATES = 20_000
@@ -420,11 +423,10 @@ class ReadService:
         return self._memo(("projection", graph), lambda: projection(self.store, _pair(graph)))
 
     def collaboration_path(self, source: str, target: str) -> list[Node] | None:
-        """Authors on a shortest co-authorship chain between two authors, or ``None``."""
-        from kg import analytics
-
+        """Authors on a shortest co-authorship chain between two authors (over every tie, searched
+        in the store: ``ReadStore.coauthor_path``), or ``None`` within :data:`MAX_PATH_HOPS`."""
         a, b = self.require_author(source), self.require_author(target)
-        path = analytics.collaboration_path(self._projection("COAUTHOR"), a.id, b.id)
+        path = self._memo(("path", a.id, b.id), lambda: self.store.coauthor_path(a.id, b.id, MAX_PATH_HOPS))
         return None if path is None else self._nodes(path)
 
     def central(self, graph: GraphName, measure: analytics.Measure, first: int) -> list[tuple[Node, float]]:

@@ -307,6 +307,13 @@ class ReadStore(GraphStore, Protocol):
         (inclusive) that give co-author pairs (not marked ``coauthorPairs: false``)."""
         ...
 
+    def coauthor_path(self, source: str, target: str, max_hops: int) -> list[str] | None:
+        """Author ids of a shortest chain of ``COAUTHOR`` ties (any weight, the whole graph) from
+        ``source`` to ``target`` of at most ``max_hops`` ties, or ``None`` (also when either is
+        missing). The length is the contract; which of several equally short chains is returned
+        is the backend's (each gives the same one for the same graph)."""
+        ...
+
     def coauthor_edges_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int
     ) -> list[PairEdge]:

@@ -221,3 +221,22 @@ def test_year_range_must_not_end_before_it_starts(store: Any, serve_app: Any, po
     )
     assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
     assert "years: `from` (2023) is after `to` (2021)" in body["errors"][0]["message"]
+
+
+def test_collaboration_path_is_searched_over_every_tie(store: Any, serve_app: Any, post_to: Any) -> None:
+    """The chain of 21 authors is 20 ties of weight 3 each: the path from one end to the other
+    is the whole chain; author 50 (one paper alone) is reachable from nobody."""
+    body = ask(
+        store,
+        serve_app,
+        post_to,
+        """{ long: collaborationPath(from: "Author 00", to: "Author 20") { length authors { id } }
+             back: collaborationPath(from: "Author 07", to: "Author 03") { length authors { name } }
+             apart: collaborationPath(from: "Author 00", to: "Author 50") { length } }""",
+    )
+    assert not body.get("errors"), body["errors"]
+    d = body["data"]
+    assert d["long"]["length"] == 20
+    assert [a["id"] for a in d["long"]["authors"]] == [f"author:a{i:02d}" for i in range(21)]
+    assert [a["name"] for a in d["back"]["authors"]] == [f"Author {i:02d}" for i in (7, 6, 5, 4, 3)]
+    assert d["apart"] is None

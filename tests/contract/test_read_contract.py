@@ -204,6 +204,7 @@ READ_METHODS = [
     "concept_counts",
     "coauthors_in_years",
     "coauthor_edges_in_years",
+    "coauthor_path",
 ]
 ALL_PAPERS = pid("p2", "p9", "p1", "p8", "p5", "p3", "p6", "p7", "p4")
 
@@ -707,3 +708,32 @@ def test_neo4j_read_index_rebuilds_from_the_stored_graph(fresh_neo4j: ReadStore)
     assert fresh.rebuild_read_index(chunk=7) > 0  # type: ignore[attr-defined]
     assert answers() == expected
     assert fresh.rebuild_read_index() == 0  # type: ignore[attr-defined]
+
+
+# -- paths ---------------------------------------------------------------------------------------
+# COAUTHOR ties: A-B, A-C, B-C, B-D, C-D, AW-W; E has none.
+def _is_chain(rs: ReadStore, path: list[str]) -> bool:
+    ties = {(e.source, e.target) for e in rs.pair_edges_among(path, "COAUTHOR", 1)}
+    return all((min(a, b), max(a, b)) in ties for a, b in zip(path, path[1:], strict=False))
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "hops"),
+    [(A, D, 2), (D, A, 2), (A, B, 1), (C, B, 1), (AW, W, 1), (A, A, 0), (E, E, 0)],
+    ids=["two hops", "reversed", "direct", "direct in", "pair", "self", "lone self"],
+)
+def test_coauthor_path_is_a_shortest_chain(rs: ReadStore, source: Node, target: Node, hops: int) -> None:
+    path = rs.coauthor_path(source.id, target.id, 10)
+    assert path is not None and len(path) == hops + 1
+    assert path[0] == source.id and path[-1] == target.id
+    assert _is_chain(rs, path)
+    assert rs.coauthor_path(source.id, target.id, 10) == path  # the same graph, the same chain
+
+
+def test_coauthor_path_is_none_when_apart_too_far_or_missing(rs: ReadStore) -> None:
+    assert rs.coauthor_path(A.id, W.id, 10) is None  # other component
+    assert rs.coauthor_path(A.id, E.id, 10) is None  # no ties at all
+    assert rs.coauthor_path(A.id, D.id, 1) is None  # two hops needed
+    assert rs.coauthor_path(A.id, "author:nobody", 10) is None
+    assert rs.coauthor_path("author:nobody", "author:nobody", 10) is None
+    assert rs.coauthor_path(ML.id, ML.id, 10) is None  # not an author

@@ -389,6 +389,19 @@ def concept_counts(
     )
 
 
+def coauthor_path(source: str, target: str, max_hops: int) -> Statement:
+    """``ids``: the authors of a shortest chain of COAUTHOR ties from one author to another (no
+    record when there is none within ``max_hops``). ``shortestPath`` is a bidirectional
+    breadth-first search in the server; the bound is a literal (Cypher takes no parameter there)."""
+    hops = int(max_hops)
+    return Statement(
+        f"MATCH (a:{_N}:Author {{id: $source}}), (b:{_N}:Author {{id: $target}}) "
+        f"MATCH p = shortestPath((a)-[:COAUTHOR*..{hops}]-(b)) "
+        "RETURN [n IN nodes(p) | n.id] AS ids",
+        {"source": source, "target": target},
+    )
+
+
 _YEAR_PAPERS = (
     "MATCH (n)-[:AUTHORED]->(p:Paper)<-[:AUTHORED]-(o) WHERE o <> n AND p.year >= $from "
     "AND p.year <= $to AND (p.coauthorPairs IS NULL OR p.coauthorPairs <> false) "

@@ -239,6 +239,16 @@ class Neo4jReads:
         rows = self._read_one(rq.heaviest_pairs(pair, limit))["rows"]
         return [PairEdge(min(a, b), max(a, b), int(w)) for a, b, w in rows]
 
+    # -- paths ----------------------------------------------------------------------------------
+    def coauthor_path(self, source: str, target: str, max_hops: int) -> list[str] | None:
+        if source == target:
+            found = self.get_nodes([source])[0]  # type: ignore[attr-defined]
+            return [source] if found is not None and found.label == "Author" else None
+        if max_hops < 1:
+            return None
+        rows = self._read(rq.coauthor_path(source, target, max_hops))
+        return [str(i) for i in rows[0]["ids"]] if rows else None
+
     # -- time -----------------------------------------------------------------------------------
     def coauthors_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int

@@ -44,7 +44,7 @@ from kg.stores.protocol import (
     Weighted,
     YearCount,
 )
-from kg.stores.sqlite import schema
+from kg.stores.sqlite import paths, schema
 from kg.text_index import FIELD_BOOST, search_words
 
 T = TypeVar("T")
@@ -622,6 +622,29 @@ class SQLiteReads:
                 (*span, pair, rest),
             )
         return [PairEdge(s, e, int(w)) for s, e, w in rows]
+
+    # -- paths ---------------------------------------------------------------------------------
+    def _tie_ends(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """``(id, neighbour)`` for every COAUTHOR tie of ``ids``: ties out from the primary key,
+        ties in from ``rels_by_end_about`` (index only)."""
+        rows: list[tuple[str, str]] = []
+        for chunk in chunked(list(ids)):
+            marks = _marks(len(chunk))
+            rows += self._all(
+                f"SELECT start, \"end\" FROM rels WHERE start IN ({marks}) AND type = 'COAUTHOR' "
+                f'UNION ALL SELECT "end", start FROM rels INDEXED BY rels_by_end_about '
+                f"WHERE \"end\" IN ({marks}) AND type = 'COAUTHOR'",
+                [*chunk, *chunk],
+            )
+        return rows
+
+    def coauthor_path(self, source: str, target: str, max_hops: int) -> list[str] | None:
+        found = self._all(
+            "SELECT COUNT(*) FROM nodes WHERE id IN (?, ?) AND label = 'Author'", (source, target)
+        )
+        if int(found[0][0]) < (1 if source == target else 2):
+            return None
+        return paths.shortest_path(self._tie_ends, source, target, max_hops)
 
     # -- time ----------------------------------------------------------------------------------
     def coauthors_in_years(
