@@ -302,8 +302,8 @@ class Query:
     ) -> list[Community]:
         n = check_first(info, first, default=10)
         kind = graph or GraphKind.COAUTHOR
-        groups = await info.context.compute(info.context.service.communities, kind.value)
-        return [Community(graph=kind, index=i, size=len(g)) for i, g in enumerate(groups[:n])]
+        sizes = await info.context.call(info.context.service.community_sizes, kind.value, n)
+        return [Community(graph=kind, index=i, size=size) for i, size in enumerate(sizes)]
 
     @strawberry.field(
         description="Concepts that grew most from year `from` to year `to`, of one venue or series or "

@@ -2,8 +2,9 @@
 
 Why a facade: resolvers stay thin (one call each) and know nothing of the store, while the
 modules below do one job each. The only state here is small, bounded caches keyed on the
-store's version (:mod:`kg.read.cache`): name resolutions, the venue and topic tables, and the
-bounded projections graph algorithms need. The version is re-read at most every
+store's version (:mod:`kg.read.cache`): name resolutions, the venue and topic tables, small
+results. Paths are searched in the store and centrality and communities are read as ``kg
+analyze`` stored them: no graph copy is held here. The version is re-read at most every
 ``refresh_interval_s`` (0 = on every call; the API reads it once per request anyway).
 
 Example:
@@ -18,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from kg.ids import fold
 from kg.models import Node, StoreCounts
@@ -27,15 +28,17 @@ from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
-from kg.stores.protocol import ListOrder, Page, PairType, PaperQuery, ReadStore, SearchHit, YearCount
+from kg.stores.protocol import (
+    ListOrder,
+    Measure,
+    Page,
+    PairType,
+    PaperQuery,
+    ReadStore,
+    SearchHit,
+    YearCount,
+)
 from kg.text_index import search_words
-
-if TYPE_CHECKING:
-    # networkx (and kg.analytics, kg.read.graphs on it) is imported by the analytics methods
-    # when first used: it is a quarter of a second that `kg query` and most requests never need.
-    import networkx as nx
-
-    from kg import analytics
 
 __all__ = [
     "MAX_DEPTH",
@@ -417,11 +420,6 @@ class ReadService:
             )
         return networks.view(self.store, "CO_OCCURS", ids, truncated, min_weight)
 
-    def _projection(self, graph: GraphName) -> nx.Graph:
-        from kg.read.graphs import projection
-
-        return self._memo(("projection", graph), lambda: projection(self.store, _pair(graph)))
-
     def collaboration_path(self, source: str, target: str) -> list[Node] | None:
         """Authors on a shortest co-authorship chain between two authors (over every tie, searched
         in the store: ``ReadStore.coauthor_path``), or ``None`` within :data:`MAX_PATH_HOPS`."""
@@ -429,36 +427,41 @@ class ReadService:
         path = self._memo(("path", a.id, b.id), lambda: self.store.coauthor_path(a.id, b.id, MAX_PATH_HOPS))
         return None if path is None else self._nodes(path)
 
-    def central(self, graph: GraphName, measure: analytics.Measure, first: int) -> list[tuple[Node, float]]:
-        """The ``first`` most central authors or concepts by one measure (cached per version)."""
-        from kg import analytics
+    def _analysed(self, graph: GraphName) -> PairType:
+        """The pair type of ``graph`` when ``kg analyze`` stored its analytics at the current
+        store version; otherwise a clear error saying to run it (the API never computes them)."""
+        pair = _pair(graph)
+        now = self.version()
+        # not cached: storing analytics leaves the store version as it is (one indexed row)
+        at = self.store.analysis_version(pair)
+        what = "co-author" if graph == "COAUTHOR" else "concept"
+        if at is None:
+            raise ServiceError(f"the {what} graph has not been analysed: run `kg analyze`")
+        if at != now:
+            raise ServiceError(
+                f"the {what} graph's analytics are from store version {at} and the store is at "
+                f"{now}: run `kg analyze` again"
+            )
+        return pair
 
-        ranking = self._memo(
-            ("central", graph, measure),
-            lambda: analytics.centrality(self._projection(graph), measure, MAX_NODES),
-        )[:first]
+    def central(self, graph: GraphName, measure: Measure, first: int) -> list[tuple[Node, float]]:
+        """The ``first`` most central authors or concepts by one measure, as ``kg analyze``
+        stored them (whole graph, computed outside the API)."""
+        pair = self._analysed(graph)
+        ranking = self.store.central_nodes(pair, measure, first)
         nodes = self.store.get_nodes([n for n, _ in ranking])
         return [(n, s) for n, (_, s) in zip(nodes, ranking, strict=True) if n is not None]
 
-    def communities(self, graph: GraphName) -> list[list[str]]:
-        """Louvain communities of the projection, largest first; members by paper count, then id."""
-        from kg import analytics
-
-        def build() -> list[list[str]]:
-            groups = analytics.communities(self._projection(graph))
-            out = []
-            for group in groups:
-                counts = dict(zip(group, self.store.paper_counts(group), strict=True))
-                out.append(sorted(group, key=lambda n: (-counts.get(n, 0), n)))
-            return out
-
-        return self._memo(("communities", graph), build)
+    def community_sizes(self, graph: GraphName, first: int) -> list[int]:
+        """Sizes of the ``first`` stored Louvain communities, largest first."""
+        pair = self._analysed(graph)
+        return self.store.community_sizes(pair, first)
 
     def community_members(self, graph: GraphName, index: int, first: int) -> list[NetworkNode]:
-        """The first members of one community, with their paper counts."""
-        groups = self.communities(graph)
-        ids = groups[index][:first] if 0 <= index < len(groups) else []
-        return networks.view(self.store, _pair(graph), ids, False).nodes
+        """The first members of one stored community (most papers first), with their paper counts."""
+        pair = self._analysed(graph)
+        ids = self.store.community_members(pair, index, first) if index >= 0 else []
+        return networks.view(self.store, pair, ids, False).nodes
 
     def nodes(self, ids: Sequence[str]) -> list[Node | None]:
         return self.store.get_nodes(ids) if ids else []

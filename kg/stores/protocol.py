@@ -68,6 +68,20 @@ class YearCount(NamedTuple):
     papers: int
 
 
+class AnalysisRow(NamedTuple):
+    """One node's stored graph analytics (``kg analyze``): centrality scores and its community
+    (0 = the largest)."""
+
+    id: str
+    degree: float
+    betweenness: float
+    pagerank: float
+    community: int
+
+
+Measure = Literal["DEGREE", "BETWEENNESS", "PAGERANK"]
+
+
 class NodeRow(NamedTuple):
     """A node as a network lists it: its display name (``""`` when it has none) and stored paper
     count, without its property map."""
@@ -305,6 +319,28 @@ class ReadStore(GraphStore, Protocol):
     ) -> list[list[Weighted]]:
         """``weighted_neighbors`` over ``COAUTHOR`` counting only the papers of ``years``
         (inclusive) that give co-author pairs (not marked ``coauthorPairs: false``)."""
+        ...
+
+    # -- stored analytics (kg analyze) ----------------------------------------------------------
+    def save_analysis(self, pair: PairType, version: int, rows: Sequence[AnalysisRow]) -> None:
+        """Replace the stored analytics of one graph by ``rows``, computed at store ``version``.
+        Does not change the store version (it is not a change to the graph)."""
+        ...
+
+    def analysis_version(self, pair: PairType) -> int | None:
+        """The store version the stored analytics of ``pair`` were computed at (``None``: none)."""
+        ...
+
+    def central_nodes(self, pair: PairType, measure: Measure, limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` nodes with the highest stored score, then by id."""
+        ...
+
+    def community_sizes(self, pair: PairType, limit: int) -> list[int]:
+        """Sizes of the stored communities 0, 1, ... (largest first), at most ``limit``."""
+        ...
+
+    def community_members(self, pair: PairType, community: int, limit: int) -> list[str]:
+        """Members of one stored community, most papers first (stored paper count), then by id."""
         ...
 
     def coauthor_path(self, source: str, target: str, max_hops: int) -> list[str] | None:

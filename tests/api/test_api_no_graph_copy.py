@@ -1,5 +1,7 @@
-"""The API process answers co-author paths without a whole-graph copy: networkx is never even
-imported by a server that served ``collaborationPath`` (both stores).
+"""The API process answers co-author paths, centrality and communities without a whole-graph
+copy: networkx is never even imported by a server that served ``collaborationPath``,
+``centralAuthors``, ``centralConcepts`` and ``communities`` (both stores; the analytics are
+what ``kg analyze`` stored, computed in another process).
 
 Why a test: the paths used to run in networkx over a projection each API process built and
 kept per store version; at paperlists scale that lost most paths and held the graph in every
@@ -30,7 +32,11 @@ thread.start()
 while not server.started:
     time.sleep(0.01)
 port = server.servers[0].sockets[0].getsockname()[1]
-query = '{ collaborationPath(from: "Author 0", to: "Author 5") { length authors { id } } }'
+query = (
+    '{ collaborationPath(from: "Author 0", to: "Author 5") { length authors { id } } '
+    "centralAuthors(measure: BETWEENNESS, first: 1) { author { id } } "
+    "communities { size members { id } } }"
+)
 body = httpx.post(f"http://127.0.0.1:{port}/graphql", json={"query": query}, timeout=120).json()
 server.should_exit = True
 thread.join(20)
@@ -55,8 +61,11 @@ def chain(n: int) -> list[PaperRecord]:
     return out
 
 
-def test_paths_are_served_without_networkx(store: Any, tmp_path: Path) -> None:
+def test_paths_and_analytics_are_served_without_networkx(store: Any, tmp_path: Path) -> None:
+    from kg.analyze import analyze
+
     store.upsert(chain(8))
+    analyze(store)
     store.flush()
     env = {**os.environ, "KG_REQUEST_TIMEOUT_S": "60"}
     if store.backend_name == "neo4j":
@@ -71,7 +80,11 @@ def test_paths_are_served_without_networkx(store: Any, tmp_path: Path) -> None:
     )
     assert r.returncode == 0, r.stderr[-2000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert "errors" not in got["body"], got["body"]["errors"]
     path = got["body"]["data"]["collaborationPath"]
     assert path["length"] == 5
     assert [a["id"] for a in path["authors"]] == [f"author:c{j}" for j in range(6)]
+    data = got["body"]["data"]
+    assert data["centralAuthors"] == [{"author": {"id": "author:c4"}}]  # the middle of the chain
+    assert sum(c["size"] for c in data["communities"]) == 9
     assert got["networkx"] is False

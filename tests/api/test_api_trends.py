@@ -240,3 +240,23 @@ def test_collaboration_path_is_searched_over_every_tie(store: Any, serve_app: An
     assert [a["id"] for a in d["long"]["authors"]] == [f"author:a{i:02d}" for i in range(21)]
     assert [a["name"] for a in d["back"]["authors"]] == [f"Author {i:02d}" for i in (7, 6, 5, 4, 3)]
     assert d["apart"] is None
+
+
+def test_analytics_say_to_run_kg_analyze_when_missing_or_out_of_date(
+    store: Any, serve_app: Any, post_to: Any
+) -> None:
+    from kg.analyze import analyze
+
+    query = "{ centralAuthors(first: 1) { author { id } } }"
+    body = ask(store, serve_app, post_to, query)
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert body["errors"][0]["message"] == "the co-author graph has not been analysed: run `kg analyze`"
+    analyze(store)
+    store.upsert([paper("paper:late", 2024, venue("CoRL", 2024), [author(60), author(61)], [], [], None)])
+    with serve_app(create_app(Settings(), store=store)) as server, httpx.Client(base_url=server.url) as c:
+        stale = post_to(c, query)
+        analyze(store)
+        fresh = post_to(c, query)
+    assert "analytics are from store version" in stale["errors"][0]["message"]
+    assert "run `kg analyze` again" in stale["errors"][0]["message"]
+    assert not fresh.get("errors") and len(fresh["data"]["centralAuthors"]) == 1

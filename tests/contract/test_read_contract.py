@@ -205,6 +205,11 @@ READ_METHODS = [
     "coauthors_in_years",
     "coauthor_edges_in_years",
     "coauthor_path",
+    "save_analysis",
+    "analysis_version",
+    "central_nodes",
+    "community_sizes",
+    "community_members",
 ]
 ALL_PAPERS = pid("p2", "p9", "p1", "p8", "p5", "p3", "p6", "p7", "p4")
 
@@ -737,3 +742,37 @@ def test_coauthor_path_is_none_when_apart_too_far_or_missing(rs: ReadStore) -> N
     assert rs.coauthor_path(A.id, "author:nobody", 10) is None
     assert rs.coauthor_path("author:nobody", "author:nobody", 10) is None
     assert rs.coauthor_path(ML.id, ML.id, 10) is None  # not an author
+
+
+# -- stored analytics (kg analyze) ---------------------------------------------------------------
+# COAUTHOR degree centrality (6 authors with ties, so degree / 5): B 0.6, C 0.6; A 0.4, D 0.4;
+# AW 0.2, W 0.2. E has no tie and is not analysed.
+def test_stored_analytics_are_read_back_in_rank_order(fresh: ReadStore) -> None:
+    from kg.analyze import analyze
+
+    assert fresh.analysis_version("COAUTHOR") is None
+    assert fresh.central_nodes("COAUTHOR", "DEGREE", 3) == []
+    version = fresh.version()
+    summaries = analyze(fresh)
+    assert [(s.pair, s.nodes, s.ties) for s in summaries] == [("COAUTHOR", 6, 6), ("CO_OCCURS", 10, 11)]
+    assert fresh.version() == version  # storing analytics is not a change to the graph
+    assert fresh.analysis_version("COAUTHOR") == version == fresh.analysis_version("CO_OCCURS")
+    assert fresh.central_nodes("COAUTHOR", "DEGREE", 3) == [(B.id, 0.6), (C.id, 0.6), (A.id, 0.4)]
+    pagerank = fresh.central_nodes("COAUTHOR", "PAGERANK", 10)
+    assert [i for i, _ in pagerank][:1] == [B.id] and len(pagerank) == 6
+    assert abs(sum(s for _, s in pagerank) - 1.0) < 1e-6
+    sizes = fresh.community_sizes("COAUTHOR", 10)
+    assert sum(sizes) == 6 and sizes == sorted(sizes, reverse=True)
+    members = [fresh.community_members("COAUTHOR", i, 10) for i in range(len(sizes))]
+    assert [len(m) for m in members] == sizes
+    pair = next(m for m in members if W.id in m)
+    assert sorted(pair) == sorted(ids(AW, W))  # the other component is a community of its own
+    for m in members:  # most papers first, then by id
+        counts = fresh.paper_counts(m)
+        assert [(-c, i) for c, i in zip(counts, m, strict=True)] == sorted(
+            (-c, i) for c, i in zip(counts, m, strict=True)
+        )
+    assert fresh.community_members("COAUTHOR", 99, 10) == []
+    assert fresh.community_sizes("COAUTHOR", 1) == sizes[:1]
+    analyze(fresh)  # again: the rows are replaced, not added
+    assert sum(fresh.community_sizes("COAUTHOR", 10)) == 6

@@ -69,6 +69,7 @@ def schema_statements() -> list[Statement]:
         f"CREATE INDEX paperkg_key_rkey IF NOT EXISTS FOR (k:{KEY_LABEL}) ON (k.rkey)",
         "CREATE INDEX paperkg_paper_sort IF NOT EXISTS FOR (n:Paper) ON (n._sortKey)",
         "CREATE INDEX paperkg_paper_status IF NOT EXISTS FOR (n:Paper) ON (n.status)",
+        f"CREATE INDEX paperkg_analysis IF NOT EXISTS FOR (s:{ANALYSIS_LABEL}) ON (s.pair, s.community)",
         "CREATE INDEX paperkg_paper_track IF NOT EXISTS FOR (n:Paper) ON (n.track)",
         "CREATE INDEX paperkg_concept_sort IF NOT EXISTS FOR (n:Concept) ON (n._sortName)",
         "CREATE INDEX paperkg_concept_papers IF NOT EXISTS FOR (n:Concept) ON (n._papers)",
@@ -386,6 +387,71 @@ def concept_counts(
         "WITH c.id AS id, count(DISTINCT p) AS n ORDER BY n DESC, id LIMIT $limit "
         "RETURN collect([id, n]) AS rows",
         paper_params(query) | {"kind": kind, "limit": limit},
+    )
+
+
+# -- stored analytics (kg analyze) -------------------------------------------------------------
+ANALYSIS_LABEL = "__KGAnalysis"  # one node per analysed node: {pair, node, scores, community}
+ANALYSIS_VERSION_LABEL = "__KGAnalysisVersion"  # {pair, version}: what the rows were computed at
+MEASURE_PROPERTY: dict[str, str] = {"DEGREE": "degree", "BETWEENNESS": "betweenness", "PAGERANK": "pagerank"}
+
+
+def analysis_version(pair: str) -> Statement:
+    return Statement(
+        f"OPTIONAL MATCH (v:{ANALYSIS_VERSION_LABEL} {{pair: $pair}}) RETURN v.version AS version",
+        {"pair": pair_type(pair)},
+    )
+
+
+def set_analysis_version(pair: str, version: int) -> Statement:
+    return Statement(
+        f"MERGE (v:{ANALYSIS_VERSION_LABEL} {{pair: $pair}}) SET v.version = $version",
+        {"pair": pair_type(pair), "version": version},
+    )
+
+
+def delete_analysis(pair: str, limit: int) -> Statement:
+    """``n``: how many of one graph's analysis nodes were deleted (at most ``limit``)."""
+    return Statement(
+        f"MATCH (s:{ANALYSIS_LABEL} {{pair: $pair}}) WITH s LIMIT $limit DELETE s RETURN count(*) AS n",
+        {"pair": pair_type(pair), "limit": limit},
+    )
+
+
+def create_analysis(pair: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    return Statement(
+        f"UNWIND $rows AS r CREATE (:{ANALYSIS_LABEL} {{pair: $pair, node: r[0], degree: r[1], "
+        "betweenness: r[2], pagerank: r[3], community: r[4]})",
+        {"pair": pair_type(pair), "rows": [list(r) for r in rows]},
+    )
+
+
+def central_nodes(pair: str, measure: str, limit: int) -> Statement:
+    """``rows`` of ``[node id, score]``: highest stored score first, then by id."""
+    prop = MEASURE_PROPERTY[measure]
+    return Statement(
+        f"MATCH (s:{ANALYSIS_LABEL}) WHERE s.pair = $pair WITH s ORDER BY s.{prop} DESC, s.node "
+        f"LIMIT $limit RETURN collect([s.node, s.{prop}]) AS rows",
+        {"pair": pair_type(pair), "limit": limit},
+    )
+
+
+def community_sizes(pair: str, limit: int) -> Statement:
+    """``sizes``: members of communities 0 .. limit - 1, in that order."""
+    return Statement(
+        f"MATCH (s:{ANALYSIS_LABEL}) WHERE s.pair = $pair AND s.community < $limit "
+        "WITH s.community AS c, count(*) AS n ORDER BY c RETURN collect(n) AS sizes",
+        {"pair": pair_type(pair), "limit": limit},
+    )
+
+
+def community_members(pair: str, community: int, limit: int) -> Statement:
+    """``ids``: one community's members, most papers (``_papers``) first, then by id."""
+    return Statement(
+        f"MATCH (s:{ANALYSIS_LABEL}) WHERE s.pair = $pair AND s.community = $c "
+        f"MATCH (n:{_N} {{id: s.node}}) WITH n ORDER BY coalesce(n._papers, 0) DESC, n.id "
+        "LIMIT $limit RETURN collect(n.id) AS ids",
+        {"pair": pair_type(pair), "c": community, "limit": limit},
     )
 
 

@@ -21,7 +21,17 @@ from kg.names import query_loose_key
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
-from kg.stores.protocol import ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted, YearCount
+from kg.stores.protocol import (
+    AnalysisRow,
+    ListOrder,
+    Measure,
+    Page,
+    PairEdge,
+    PairType,
+    PaperQuery,
+    Weighted,
+    YearCount,
+)
 
 T = TypeVar("T")
 # The ties among a set of nodes are looked up by pair key (n * (n - 1) / 2 look-ups, about 9 us
@@ -30,6 +40,7 @@ T = TypeVar("T")
 # KEYED_PAIRS_MAX_NODES of them (the keys are a parameter); otherwise their ties are walked.
 KEYED_TIES_PER_PAIR = 8
 KEYED_PAIRS_MAX_NODES = 300
+ANALYSIS_BATCH = 5000  # analysis nodes written or deleted per transaction
 
 
 def _one(records: list[neo4j.Record]) -> neo4j.Record:
@@ -238,6 +249,45 @@ class Neo4jReads:
             return []
         rows = self._read_one(rq.heaviest_pairs(pair, limit))["rows"]
         return [PairEdge(min(a, b), max(a, b), int(w)) for a, b, w in rows]
+
+    # -- stored analytics -----------------------------------------------------------------------
+    def save_analysis(self, pair: PairType, version: int, rows: Sequence[AnalysisRow]) -> None:
+        """Invalidate the version, replace the rows in batches, then record the version: a
+        reader meanwhile is told the analytics are out of date rather than shown half of them."""
+
+        def run(stmt: q.Statement) -> int:
+            def work(tx: neo4j.ManagedTransaction) -> int:
+                record = tx.run(stmt.text, stmt.params).single()
+                return int(record["n"]) if record is not None and "n" in record.keys() else 0
+
+            return self._write_work(work)
+
+        run(rq.set_analysis_version(pair, -1))
+        while run(rq.delete_analysis(pair, ANALYSIS_BATCH)) > 0:
+            pass
+        for i in range(0, len(rows), ANALYSIS_BATCH):
+            run(rq.create_analysis(pair, rows[i : i + ANALYSIS_BATCH]))
+        run(rq.set_analysis_version(pair, version))
+
+    def analysis_version(self, pair: PairType) -> int | None:
+        value = self._read_one(rq.analysis_version(pair))["version"]
+        return None if value is None or int(value) < 0 else int(value)
+
+    def central_nodes(self, pair: PairType, measure: Measure, limit: int) -> list[tuple[str, float]]:
+        if limit < 1:
+            return []
+        rows = self._read_one(rq.central_nodes(pair, measure, limit))["rows"]
+        return [(str(i), float(s)) for i, s in rows]
+
+    def community_sizes(self, pair: PairType, limit: int) -> list[int]:
+        if limit < 1:
+            return []
+        return [int(n) for n in self._read_one(rq.community_sizes(pair, limit))["sizes"]]
+
+    def community_members(self, pair: PairType, community: int, limit: int) -> list[str]:
+        if limit < 1:
+            return []
+        return [str(i) for i in self._read_one(rq.community_members(pair, community, limit))["ids"]]
 
     # -- paths ----------------------------------------------------------------------------------
     def coauthor_path(self, source: str, target: str, max_hops: int) -> list[str] | None:

@@ -35,6 +35,7 @@ from kg.stores.protocol import (
     Direction,
     Edge,
     ListOrder,
+    Measure,
     NodeRow,
     Page,
     PairEdge,
@@ -78,6 +79,9 @@ def _listed(q: PaperQuery) -> list[tuple[str, str]]:
     """The listing properties ``q`` asks for, as ``(property, value)``."""
     return [(k, v) for k, v in (("status", q.status), ("track", q.track)) if v is not None]
 
+
+# Stored analytics column of each measure (kg.analyze), never user input.
+_MEASURE_COLUMN: dict[str, str] = {"DEGREE": "degree", "BETWEENNESS": "betweenness", "PAGERANK": "pagerank"}
 
 # From an AUTHORED ``a``: its paper ``p`` when of the years (two parameters) and giving co-author
 # pairs (kg.derived: not ``coauthorPairs: false``), and the paper's other AUTHORED ``b``.
@@ -622,6 +626,44 @@ class SQLiteReads:
                 (*span, pair, rest),
             )
         return [PairEdge(s, e, int(w)) for s, e, w in rows]
+
+    # -- stored analytics ----------------------------------------------------------------------
+    def _analysed(self) -> bool:
+        return bool(self._all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'analysis'"))
+
+    def analysis_version(self, pair: PairType) -> int | None:
+        rows = self._all("SELECT value FROM meta WHERE key = ?", (f"analysis:{pair}",))
+        return int(rows[0][0]) if rows else None
+
+    def central_nodes(self, pair: PairType, measure: Measure, limit: int) -> list[tuple[str, float]]:
+        column = _MEASURE_COLUMN[measure]
+        if not self._analysed():
+            return []
+        rows = self._all(
+            f"SELECT node_id, {column} FROM analysis WHERE pair = ? ORDER BY {column} DESC, node_id LIMIT ?",
+            (pair, max(0, limit)),
+        )
+        return [(str(i), float(s)) for i, s in rows]
+
+    def community_sizes(self, pair: PairType, limit: int) -> list[int]:
+        if not self._analysed():
+            return []
+        rows = self._all(
+            "SELECT community, COUNT(*) FROM analysis WHERE pair = ? AND community < ? "
+            "GROUP BY community ORDER BY community",
+            (pair, max(0, limit)),
+        )
+        return [int(n) for _, n in rows]
+
+    def community_members(self, pair: PairType, community: int, limit: int) -> list[str]:
+        if not self._analysed():
+            return []
+        rows = self._all(
+            "SELECT a.node_id FROM analysis a JOIN nodes n ON n.id = a.node_id "
+            "WHERE a.pair = ? AND a.community = ? ORDER BY n.paper_count DESC, a.node_id LIMIT ?",
+            (pair, community, max(0, limit)),
+        )
+        return [str(r[0]) for r in rows]
 
     # -- paths ---------------------------------------------------------------------------------
     def _tie_ends(self, ids: Sequence[str]) -> list[tuple[str, str]]:
