@@ -160,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help='{"nodes": {...}, "relationships": {...}}')
     _add_store_flags(p)
 
+    p = sub.add_parser("analyze", help="compute and store centrality and communities of the whole graph")
+    _add_store_flags(p)
+
     p = sub.add_parser("export", help="write the whole graph, or one network for Gephi/VOSviewer")
     p.add_argument("--format", choices=["json", "graphml", "cypher", "gexf", "vosviewer"], default="json")
     p.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
@@ -256,6 +259,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     where = settings.data_dir if settings.backend == "sqlite" else settings.neo4j_uri
     _out(f"graph: {settings.backend} store at {where}")
     return 0 if report.ok else 1
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from kg.analyze import analyze
+
+    store = _open_store(_settings(args))
+    try:
+        for s in analyze(store):
+            _out(
+                f"{s.pair}: {s.nodes} nodes, {s.ties} ties, {s.communities} communities "
+                f"in {s.seconds:.1f} s (store version {s.version})"
+            )
+    finally:
+        store.close()
+    return 0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -465,6 +483,7 @@ COMMANDS = {
     "curate": cmd_curate,
     "ingest": cmd_ingest,
     "stats": cmd_stats,
+    "analyze": cmd_analyze,
     "export": cmd_export,
     "query": cmd_query,
     "serve": cmd_serve,

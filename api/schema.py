@@ -45,6 +45,7 @@ from api.types import (
     Concept,
     ConceptKind,
     ConceptOrder,
+    ConceptTrend,
     Connection,
     GraphKind,
     Info,
@@ -96,6 +97,12 @@ class PaperFilterInput:
     include_mentions: bool | None = strawberry.field(
         default=False, description="With `concept`: also papers that only mention it in passing."
     )
+    status: str | None = strawberry.field(
+        default=None, description="The listing's decision, exactly as listed: `Oral`, `Poster`, `Reject`."
+    )
+    track: str | None = strawberry.field(
+        default=None, description="The listing's track, exactly as listed: `main`, `Datasets and Benchmarks`."
+    )
 
     def to_domain(self) -> PaperFilter:
         return PaperFilter(
@@ -106,7 +113,18 @@ class PaperFilterInput:
             author=self.author,
             text=self.text,
             about_only=self.include_mentions is not True,
+            status=self.status,
+            track=self.track,
         )
+
+
+@strawberry.input(description="Years from `from` to `to`, both included.")
+class YearRange:
+    from_: int = strawberry.field(name="from")
+    to: int
+
+    def bounds(self) -> tuple[int, int]:
+        return (self.from_, self.to)
 
 
 # An ego network of up to this many nodes costs a few ms: with the in-process store it is
@@ -219,14 +237,21 @@ class Query:
 
     @strawberry.field(
         description="An author's co-authorship network, `depth` hops (≤ 3), `maxNodes` (≤ 1000); "
-        "`author` is an id or a name (the person with that name with the most papers)."
+        "`author` is an id or a name (the person with that name with the most papers). "
+        "With `years`, only the papers of those years make ties."
     )
     async def coauthor_network(
-        self, info: Info, author: str, depth: int | None = 1, max_nodes: int | None = 200
+        self,
+        info: Info,
+        author: str,
+        depth: int | None = 1,
+        max_nodes: int | None = 200,
+        years: YearRange | None = None,
     ) -> Network:
         budget = _or(max_nodes, 200)
         run = info.context.call if budget <= INLINE_NETWORK_NODES else info.context.compute
-        view = await run(info.context.service.coauthor_network, author, _or(depth, 1), budget)
+        span = years.bounds() if years is not None else None
+        view = await run(info.context.service.coauthor_network, author, _or(depth, 1), budget, span)
         return _network(view)
 
     @strawberry.field(
@@ -286,8 +311,48 @@ class Query:
     ) -> list[Community]:
         n = check_first(info, first, default=10)
         kind = graph or GraphKind.COAUTHOR
-        groups = await info.context.compute(info.context.service.communities, kind.value)
-        return [Community(graph=kind, index=i, size=len(g)) for i, g in enumerate(groups[:n])]
+        sizes = await info.context.call(info.context.service.community_sizes, kind.value, n)
+        return [Community(graph=kind, index=i, size=size) for i, size in enumerate(sizes)]
+
+    @strawberry.field(
+        description="Concepts that grew most from year `from` to year `to`, of one venue or series or "
+        "of all: by `growth`, among those with at least 5 papers in `to` and a `zScore` of 1.96 or more."
+    )
+    async def rising_concepts(
+        self,
+        info: Info,
+        from_: Annotated[int, strawberry.argument(name="from", description="The earlier year.")],
+        to: Annotated[int, strawberry.argument(description="The later year.")],
+        venue: str | None = None,
+        kind: ConceptKind | None = None,
+        first: int | None = 10,
+        include_mentions: Annotated[
+            bool | None,
+            strawberry.argument(description="Count papers that only mention a concept in passing too."),
+        ] = False,
+    ) -> list[ConceptTrend]:
+        n = check_first(info, first, default=10)
+        ranked = await info.context.compute(
+            info.context.service.rising_concepts,
+            venue,
+            from_,
+            to,
+            kind.value if kind else None,
+            n,
+            include_mentions is not True,
+        )
+        return [
+            ConceptTrend(
+                concept=Concept.from_domain(node),
+                from_papers=r.from_papers,
+                to_papers=r.to_papers,
+                from_share=r.from_share,
+                to_share=r.to_share,
+                growth=r.growth,
+                z_score=r.z,
+            )
+            for node, r in ranked
+        ]
 
     @strawberry.field(description="Full-text search over paper titles/abstracts and concept names/aliases.")
     async def search(self, info: Info, text: str, first: int | None = 20) -> list[SearchHit]:

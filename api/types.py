@@ -306,6 +306,10 @@ class Paper:
     keywords: list[str] = strawberry.field(description="Author keywords, when the source had them.")
     sources: list[str] = strawberry.field(description="`file:line` of every listing that had it.")
     url: str | None
+    track: str | None = strawberry.field(description="The listing's track (`main`, …), when it had one.")
+    status: str | None = strawberry.field(
+        description="The listing's decision (`Oral`, `Poster`, `Reject`, …), when it had one."
+    )
     # Plain fields, so that a page of papers needs no resolver call per paper and field: values
     # read with the page (ReadService.paper_page), or awaitables that load them only when the
     # field is selected (see api.loaders.Lookup).
@@ -335,6 +339,8 @@ class Paper:
             keywords=_list(node, "keywords"),
             sources=_list(node, "sources"),
             url=_str(node, "url"),
+            track=_str(node, "track"),
+            status=_str(node, "status"),
             venue=context.paper_venue.get(node.id, _venue) if isinstance(venue, Lazy) else _venue(venue),
             authors=(
                 context.paper_authors.get(node.id, _authors)
@@ -500,6 +506,19 @@ class Concept:
         edges = await info.context.loaders.neighbors("INTRODUCES", "in").load(self.id)
         return [Paper.from_domain(e.node, info.context) for e in edges]
 
+    @strawberry.field(
+        description="Papers about it per year (as `paperCount` counts them; `includeMentions` adds "
+        "passing mentions), of one venue or series (`CoRL`) or of all; every year that has papers, "
+        "with the share of that year's papers."
+    )
+    async def trend(
+        self, info: Info, venue: str | None = None, include_mentions: bool | None = False
+    ) -> list[YearCount]:
+        rows = await info.context.call(
+            info.context.service.concept_trend, self.id, venue, include_mentions is not True
+        )
+        return [YearCount(year=r.year, papers=r.papers, share=r.share) for r in rows]
+
 
 @strawberry.type(description="A concept that co-occurs with another, and in how many papers.")
 class RelatedConcept:
@@ -599,6 +618,43 @@ class Venue:
         self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
     ) -> Connection[Paper]:
         return await paper_connection(info, PaperQuery(venues=(self.id,)), first, after)
+
+    @strawberry.field(description="The concepts most of its papers (of `year`, or all) are about.")
+    async def top_concepts(
+        self, info: Info, year: int | None = None, kind: ConceptKind | None = None, first: int | None = 10
+    ) -> list[ConceptCount]:
+        n = check_first(info, first, default=10)
+        ranked = await info.context.call(
+            info.context.service.top_concepts, self.id, year, kind.value if kind else None, n
+        )
+        return [ConceptCount(concept=Concept.from_domain(c), papers=k) for c, k in ranked]
+
+
+@strawberry.type(description="Papers about a concept in one year, and their share of that year's papers.")
+class YearCount:
+    year: int
+    papers: int
+    share: float
+
+
+@strawberry.type(description="A concept and how many papers of a selection are about it.")
+class ConceptCount:
+    concept: Concept
+    papers: int
+
+
+@strawberry.type(
+    description="A concept's change between two years: papers about it and their share in each, "
+    "`growth` = log2 of the ratio of the add-one-smoothed shares, `zScore` of a two-proportion test."
+)
+class ConceptTrend:
+    concept: Concept
+    from_papers: int
+    to_papers: int
+    from_share: float
+    to_share: float
+    growth: float
+    z_score: float
 
 
 @strawberry.type(description="A topic in a listing's hierarchy, e.g. Deep Learning › Algorithms.")

@@ -1,9 +1,9 @@
-"""Graph analytics over weighted projections of the store: ego networks, paths, centrality, communities.
+"""Graph analytics on a networkx graph: ego networks, paths, centrality, communities.
 
 The algorithms are pure functions taking an undirected, ``weight``-ed :class:`networkx.Graph`
 first (networkx style), so they run the same on either backend: the Neo4j backend never runs
-an algorithm server-side. :func:`kg.read.graphs.projection` builds those graphs from the
-store's heaviest ties (bounded), and the read service caches them per store version.
+an algorithm server-side. ``kg analyze`` (:mod:`kg.analyze`) runs them on the whole graph,
+outside the API, and stores the results; the API never builds a graph.
 
 Every result is deterministic (ties broken by node id, seeded sampling) and bounded by a node
 budget rather than by a time limit, so the same request always returns the same answer.

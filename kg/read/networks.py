@@ -44,6 +44,12 @@ class NetworkView:
     truncated: bool
 
 
+def check_years(years: tuple[int, int] | None) -> None:
+    """Refuse a year range that ends before it starts."""
+    if years is not None and years[0] > years[1]:
+        raise InvalidArgument(f"years: `from` ({years[0]}) is after `to` ({years[1]})")
+
+
 def check_graph_args(depth: int, max_nodes: int, min_weight: int = 1) -> None:
     """Refuse out-of-range network arguments before any work."""
     if not 0 <= depth <= MAX_DEPTH:
@@ -55,7 +61,13 @@ def check_graph_args(depth: int, max_nodes: int, min_weight: int = 1) -> None:
 
 
 def ego_ids(
-    store: ReadStore, pair: PairType, center: str, depth: int, max_nodes: int, min_weight: int = 1
+    store: ReadStore,
+    pair: PairType,
+    center: str,
+    depth: int,
+    max_nodes: int,
+    min_weight: int = 1,
+    years: tuple[int, int] | None = None,
 ) -> tuple[list[str], bool]:
     """Node ids of the ego network in BFS order (centre first) and whether the budget cut it.
 
@@ -64,7 +76,8 @@ def ego_ids(
     first node left out. Why: a popular author's first co-authors fill a depth-2 network of 200
     nodes, and reading the ties of all 70-odd of them was most of the request (two statements
     each on SQLite). Each node's list is still cut at the budget the hop started with, so the
-    answer is exactly the one of reading the whole frontier at once.
+    answer is exactly the one of reading the whole frontier at once. With ``years`` (co-authors
+    only) a tie counts only the papers of those years.
     """
     nodes = [center]
     seen = {center}
@@ -78,7 +91,12 @@ def ego_ids(
         while start < len(frontier) and not truncated:
             batch = frontier[start : start + size]
             start, size = start + len(batch), size * 2
-            for neighbours in store.weighted_neighbors(batch, pair, min_weight, limit):
+            found = (
+                store.weighted_neighbors(batch, pair, min_weight, limit)
+                if years is None
+                else store.coauthors_in_years(batch, years, min_weight, limit)
+            )
+            for neighbours in found:
                 for other in neighbours:
                     if other.id in seen:
                         continue
@@ -97,9 +115,19 @@ def ego_ids(
 
 
 def view(
-    store: ReadStore, pair: PairType, ids: list[str], truncated: bool, min_weight: int = 1
+    store: ReadStore,
+    pair: PairType,
+    ids: list[str],
+    truncated: bool,
+    min_weight: int = 1,
+    years: tuple[int, int] | None = None,
 ) -> NetworkView:
-    """Rows for ``ids`` (names and paper counts from the store) and the ties among them."""
+    """Rows for ``ids`` (names and paper counts from the store) and the ties among them (of the
+    papers of ``years`` only, when given: co-authors only)."""
     rows = [NetworkNode(n.id, n.label, n.name or n.id, float(n.papers)) for n in store.network_nodes(ids)]
-    edges = store.pair_edges_among([n.id for n in rows], pair, min_weight)
+    chosen = [n.id for n in rows]
+    if years is None:
+        edges = store.pair_edges_among(chosen, pair, min_weight)
+    else:
+        edges = store.coauthor_edges_in_years(chosen, years, min_weight)
     return NetworkView(nodes=rows, edges=edges, truncated=truncated)

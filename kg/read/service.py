@@ -2,8 +2,9 @@
 
 Why a facade: resolvers stay thin (one call each) and know nothing of the store, while the
 modules below do one job each. The only state here is small, bounded caches keyed on the
-store's version (:mod:`kg.read.cache`): name resolutions, the venue and topic tables, and the
-bounded projections graph algorithms need. The version is re-read at most every
+store's version (:mod:`kg.read.cache`): name resolutions, the venue and topic tables, small
+results. Paths are searched in the store and centrality and communities are read as ``kg
+analyze`` stored them: no graph copy is held here. The version is re-read at most every
 ``refresh_interval_s`` (0 = on every call; the API reads it once per request anyway).
 
 Example:
@@ -18,26 +19,29 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from kg.ids import fold
 from kg.models import Node, StoreCounts
 from kg.names import query_loose_key
-from kg.read import networks, resolve
+from kg.read import networks, resolve, trends
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.key_concepts import KeyConcept, key_concepts
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
-from kg.stores.protocol import ListOrder, Page, PairType, PaperOrder, PaperQuery, ReadStore, SearchHit
+from kg.stores.protocol import (
+    ListOrder,
+    Measure,
+    Page,
+    PairType,
+    PaperOrder,
+    PaperQuery,
+    ReadStore,
+    SearchHit,
+    YearCount,
+)
 from kg.text_index import search_words
-
-if TYPE_CHECKING:
-    # networkx (and kg.analytics, kg.read.graphs on it) is imported by the analytics methods
-    # when first used: it is a quarter of a second that `kg query` and most requests never need.
-    import networkx as nx
-
-    from kg import analytics
 
 __all__ = [
     "MAX_DEPTH",
@@ -58,6 +62,12 @@ GraphName = Literal["COAUTHOR", "CONCEPT"]
 # Co-authors served per author: a hyperauthored paper can give thousands.
 MAX_COAUTHORS = 1000
 CLOSURE_LIMIT = 5000
+# Longest co-authorship chain searched: longer than any shortest path between two authors of
+# ../shared/data/paperlists/ (the longest seen in bench/paths.py's samples was far shorter).
+MAX_PATH_HOPS = 30
+# Concepts counted per year for rising concepts: the later year's are the candidates, and one
+# with fewer papers than the last of these cannot pass trends.MIN_SUPPORT in any real venue.
+RISING_CANDIDATES = 20_000
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,8 @@ class PaperFilter:
     author: str | None = None
     text: str | None = None
     about_only: bool = True
+    status: str | None = None
+    track: str | None = None
 
 
 @dataclass(frozen=True)
@@ -218,6 +230,8 @@ class ReadService:
             topics=topics,
             year=where.year,
             text=text,
+            status=where.status,
+            track=where.track,
         )
 
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
@@ -348,13 +362,76 @@ class ReadService:
         tree = self.topic_tree()
         return [tree.nodes[c] for c in tree.children.get(tid, [])]
 
+    # -- time ------------------------------------------------------------------------------------
+    def venue_ids(self, venue: str | None) -> tuple[str, ...] | None:
+        """The venue ids a venue name or series names (``None`` for no venue: every paper)."""
+        return None if venue is None else tuple(resolve.resolve_venues(self.venues(), venue))
+
+    def paper_years(self, venues: tuple[str, ...] | None) -> list[YearCount]:
+        """Papers per year, of these venues or of all (cached per version: every trend needs it)."""
+        return self._memo(("years", venues), lambda: self.store.paper_years(PaperQuery(venues=venues)))
+
+    def concept_trend(
+        self, cid: str, venue: str | None = None, about_only: bool = True
+    ) -> list[trends.YearShare]:
+        """Papers about one concept per year (as ``paperCount`` counts them), of one venue or
+        series or of all, with their share of that year's papers; every year with papers."""
+        venues = self.venue_ids(venue)
+        about = self.store.paper_years(PaperQuery(concepts=(cid,), about_only=about_only, venues=venues))
+        return trends.trend(about, self.paper_years(venues))
+
+    def rising_concepts(
+        self,
+        venue: str | None,
+        from_year: int,
+        to_year: int,
+        kind: str | None,
+        first: int,
+        about_only: bool = True,
+    ) -> list[tuple[Node, trends.Rise]]:
+        """The concepts that grew most from one year to a later one (:mod:`kg.read.trends`)."""
+        if from_year >= to_year:
+            raise InvalidArgument(f"`from` must be before `to` (got {from_year} and {to_year})")
+        venues = self.venue_ids(venue)
+        totals = {y.year: y.papers for y in self.paper_years(venues)}
+        for year in (from_year, to_year):
+            if not totals.get(year):
+                scope = f"in {venue}" if venue is not None else "in the graph"
+                known = ", ".join(str(y) for y in sorted(totals)) or "none"
+                raise InvalidArgument(f"no papers {scope} in {year} (years with papers: {known})")
+
+        def build() -> list[trends.Rise]:
+            counts = [
+                self.store.concept_counts(
+                    PaperQuery(venues=venues, year=y), kind, RISING_CANDIDATES, about_only
+                )
+                for y in (from_year, to_year)
+            ]
+            return trends.rising(counts[0], totals[from_year], counts[1], totals[to_year], MAX_NODES)
+
+        rises = self._memo(("rising", venues, from_year, to_year, kind, about_only), build)[:first]
+        nodes = self.store.get_nodes([r.concept for r in rises])
+        return [(n, r) for n, r in zip(nodes, rises, strict=True) if n is not None]
+
+    def top_concepts(
+        self, venue_id: str, year: int | None, kind: str | None, first: int
+    ) -> list[tuple[Node, int]]:
+        """The concepts most of one venue's papers (of one year, or all) are about."""
+        rows = self.store.concept_counts(PaperQuery(venues=(venue_id,), year=year), kind, first)
+        nodes = self.store.get_nodes([r.id for r in rows])
+        return [(n, r.weight) for n, r in zip(nodes, rows, strict=True) if n is not None]
+
     # -- networks and analytics ------------------------------------------------------------------
-    def coauthor_network(self, author: str, depth: int = 1, max_nodes: int = 200) -> NetworkView:
-        """Co-authorship ego network of one author (by name), ``depth`` hops, ``max_nodes`` at most."""
+    def coauthor_network(
+        self, author: str, depth: int = 1, max_nodes: int = 200, years: tuple[int, int] | None = None
+    ) -> NetworkView:
+        """Co-authorship ego network of one author (by name), ``depth`` hops, ``max_nodes`` at most;
+        with ``years`` (inclusive) only the papers of those years make ties."""
         networks.check_graph_args(depth, max_nodes)
+        networks.check_years(years)
         center = self.require_author(author)
-        ids, truncated = networks.ego_ids(self.store, "COAUTHOR", center.id, depth, max_nodes)
-        return networks.view(self.store, "COAUTHOR", ids, truncated)
+        ids, truncated = networks.ego_ids(self.store, "COAUTHOR", center.id, depth, max_nodes, years=years)
+        return networks.view(self.store, "COAUTHOR", ids, truncated, years=years)
 
     def concept_graph(
         self, concept: str | None, min_weight: int = 1, max_nodes: int = 200, depth: int = 1
@@ -373,49 +450,48 @@ class ReadService:
             )
         return networks.view(self.store, "CO_OCCURS", ids, truncated, min_weight)
 
-    def _projection(self, graph: GraphName) -> nx.Graph:
-        from kg.read.graphs import projection
-
-        return self._memo(("projection", graph), lambda: projection(self.store, _pair(graph)))
-
     def collaboration_path(self, source: str, target: str) -> list[Node] | None:
-        """Authors on a shortest co-authorship chain between two authors, or ``None``."""
-        from kg import analytics
-
+        """Authors on a shortest co-authorship chain between two authors (over every tie, searched
+        in the store: ``ReadStore.coauthor_path``), or ``None`` within :data:`MAX_PATH_HOPS`."""
         a, b = self.require_author(source), self.require_author(target)
-        path = analytics.collaboration_path(self._projection("COAUTHOR"), a.id, b.id)
+        path = self._memo(("path", a.id, b.id), lambda: self.store.coauthor_path(a.id, b.id, MAX_PATH_HOPS))
         return None if path is None else self._nodes(path)
 
-    def central(self, graph: GraphName, measure: analytics.Measure, first: int) -> list[tuple[Node, float]]:
-        """The ``first`` most central authors or concepts by one measure (cached per version)."""
-        from kg import analytics
+    def _analysed(self, graph: GraphName) -> PairType:
+        """The pair type of ``graph`` when ``kg analyze`` stored its analytics at the current
+        store version; otherwise a clear error saying to run it (the API never computes them)."""
+        pair = _pair(graph)
+        now = self.version()
+        # not cached: storing analytics leaves the store version as it is (one indexed row)
+        at = self.store.analysis_version(pair)
+        what = "co-author" if graph == "COAUTHOR" else "concept"
+        if at is None:
+            raise ServiceError(f"the {what} graph has not been analysed: run `kg analyze`")
+        if at != now:
+            raise ServiceError(
+                f"the {what} graph's analytics are from store version {at} and the store is at "
+                f"{now}: run `kg analyze` again"
+            )
+        return pair
 
-        ranking = self._memo(
-            ("central", graph, measure),
-            lambda: analytics.centrality(self._projection(graph), measure, MAX_NODES),
-        )[:first]
+    def central(self, graph: GraphName, measure: Measure, first: int) -> list[tuple[Node, float]]:
+        """The ``first`` most central authors or concepts by one measure, as ``kg analyze``
+        stored them (whole graph, computed outside the API)."""
+        pair = self._analysed(graph)
+        ranking = self.store.central_nodes(pair, measure, first)
         nodes = self.store.get_nodes([n for n, _ in ranking])
         return [(n, s) for n, (_, s) in zip(nodes, ranking, strict=True) if n is not None]
 
-    def communities(self, graph: GraphName) -> list[list[str]]:
-        """Louvain communities of the projection, largest first; members by paper count, then id."""
-        from kg import analytics
-
-        def build() -> list[list[str]]:
-            groups = analytics.communities(self._projection(graph))
-            out = []
-            for group in groups:
-                counts = dict(zip(group, self.store.paper_counts(group), strict=True))
-                out.append(sorted(group, key=lambda n: (-counts.get(n, 0), n)))
-            return out
-
-        return self._memo(("communities", graph), build)
+    def community_sizes(self, graph: GraphName, first: int) -> list[int]:
+        """Sizes of the ``first`` stored Louvain communities, largest first."""
+        pair = self._analysed(graph)
+        return self.store.community_sizes(pair, first)
 
     def community_members(self, graph: GraphName, index: int, first: int) -> list[NetworkNode]:
-        """The first members of one community, with their paper counts."""
-        groups = self.communities(graph)
-        ids = groups[index][:first] if 0 <= index < len(groups) else []
-        return networks.view(self.store, _pair(graph), ids, False).nodes
+        """The first members of one stored community (most papers first), with their paper counts."""
+        pair = self._analysed(graph)
+        ids = self.store.community_members(pair, index, first) if index >= 0 else []
+        return networks.view(self.store, pair, ids, False).nodes
 
     def nodes(self, ids: Sequence[str]) -> list[Node | None]:
         return self.store.get_nodes(ids) if ids else []

@@ -98,6 +98,27 @@ class Weighted(NamedTuple):
     weight: int
 
 
+class YearCount(NamedTuple):
+    """Papers of one year."""
+
+    year: int
+    papers: int
+
+
+class AnalysisRow(NamedTuple):
+    """One node's stored graph analytics (``kg analyze``): centrality scores and its community
+    (0 = the largest)."""
+
+    id: str
+    degree: float
+    betweenness: float
+    pagerank: float
+    community: int
+
+
+Measure = Literal["DEGREE", "BETWEENNESS", "PAGERANK"]
+
+
 class NodeRow(NamedTuple):
     """A node as a network lists it: its display name (``""`` when it has none) and stored paper
     count, without its property map."""
@@ -149,7 +170,8 @@ class PaperQuery:
     (``INTRODUCES`` always counts). ``phrases``: papers holding a keyphrase row of any of these
     concept ids (a phrase that is no node yet; ``about_only`` applies to the row's mention).
     ``venues`` / ``topics``: any of these ids. ``text``: full-text match over title and abstract;
-    results are then ranked by relevance.
+    results are then ranked by relevance. ``status`` / ``track``: the paper's listing ``status``
+    ("Oral", "Poster", "Reject") or ``track`` ("main"), exactly as listed.
 
     ``order``: ``NEWEST`` (the protocol's paper order) or, with ``concepts``, ``RELEVANCE``: by
     how central the concepts are to each paper, its best link to any of them
@@ -166,6 +188,8 @@ class PaperQuery:
     year: int | None = None
     text: str | None = None
     order: PaperOrder = "NEWEST"
+    status: str | None = None
+    track: str | None = None
 
 
 @dataclass(frozen=True)
@@ -380,4 +404,61 @@ class ReadStore(GraphStore, Protocol):
     def heaviest_pairs(self, pair: PairType, limit: int) -> list[PairEdge]:
         """At most ``limit`` ties, heaviest first then (source, target): the bounded projection
         graph algorithms run on."""
+        ...
+
+    # -- time ----------------------------------------------------------------------------------
+    def paper_years(self, query: PaperQuery) -> list[YearCount]:
+        """How many papers matching ``query`` (no ``text``) each year has, by year; papers
+        without a year are left out, years without papers are not listed."""
+        ...
+
+    def concept_counts(
+        self, query: PaperQuery, kind: str | None, limit: int, about_only: bool = True
+    ) -> list[Weighted]:
+        """Concepts (of one ``kind``, or any) by how many papers matching ``query`` (no
+        ``text``) are about them, most first, then by id; at most ``limit``. "About" is what
+        ``papers(PaperQuery(concepts=(id,), about_only=True))`` counts: a ``MENTIONS`` not
+        marked ``about: false``, or an ``INTRODUCES``; without ``about_only`` any ``MENTIONS``."""
+        ...
+
+    def coauthors_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        """``weighted_neighbors`` over ``COAUTHOR`` counting only the papers of ``years``
+        (inclusive) that give co-author pairs (not marked ``coauthorPairs: false``)."""
+        ...
+
+    # -- stored analytics (kg analyze) ----------------------------------------------------------
+    def save_analysis(self, pair: PairType, version: int, rows: Sequence[AnalysisRow]) -> None:
+        """Replace the stored analytics of one graph by ``rows``, computed at store ``version``.
+        Does not change the store version (it is not a change to the graph)."""
+        ...
+
+    def analysis_version(self, pair: PairType) -> int | None:
+        """The store version the stored analytics of ``pair`` were computed at (``None``: none)."""
+        ...
+
+    def central_nodes(self, pair: PairType, measure: Measure, limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` nodes with the highest stored score, then by id."""
+        ...
+
+    def community_sizes(self, pair: PairType, limit: int) -> list[int]:
+        """Sizes of the stored communities 0, 1, ... (largest first), at most ``limit``."""
+        ...
+
+    def community_members(self, pair: PairType, community: int, limit: int) -> list[str]:
+        """Members of one stored community, most papers first (stored paper count), then by id."""
+        ...
+
+    def coauthor_path(self, source: str, target: str, max_hops: int) -> list[str] | None:
+        """Author ids of a shortest chain of ``COAUTHOR`` ties (any weight, the whole graph) from
+        ``source`` to ``target`` of at most ``max_hops`` ties, or ``None`` (also when either is
+        missing). The length is the contract; which of several equally short chains is returned
+        is the backend's (each gives the same one for the same graph)."""
+        ...
+
+    def coauthor_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        """``pair_edges_among`` over ``COAUTHOR`` counting only the papers of ``years``."""
         ...

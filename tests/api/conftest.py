@@ -139,6 +139,9 @@ def seeded_store(
         neo4j_store.clear()
         store = neo4j_store
     store.upsert(seed_records)
+    from kg.analyze import analyze
+
+    analyze(store)  # what `kg analyze` stores: the API serves centrality and communities from it
     yield store
     store.close()
 

@@ -98,7 +98,7 @@ def test_contract_names_are_in_the_schema() -> None:
         "authors(search: String",
         "venues: [Venue!]!",
         "topics: [Topic!]!",
-        "coauthorNetwork(author: String!, depth: Int = 1, maxNodes: Int = 200): Network!",
+        "coauthorNetwork(author: String!, depth: Int = 1, maxNodes: Int = 200",
         "conceptGraph(concept: String = null, minWeight: Int = 1, maxNodes: Int = 200",
         "search(text: String!, first: Int = 20): [SearchHit!]!",
         "stats: Stats!",

@@ -17,7 +17,7 @@ import pytest
 
 from kg.models import Node, PaperRecord, Relationship
 from kg.names import author_query_key, query_keys
-from kg.stores.protocol import NodeRow, PairEdge, PaperQuery, ReadStore, Weighted
+from kg.stores.protocol import NodeRow, PairEdge, PaperQuery, ReadStore, Weighted, YearCount
 
 
 # -- the graph -----------------------------------------------------------------------------------
@@ -86,10 +86,13 @@ def paper_record(
     topic: Node | None = None,
     mentions: Sequence[tuple[Node, bool, float]] = (),
     introduces: Sequence[Node] = (),
+    listed: tuple[str, str] | None = None,
 ) -> PaperRecord:
     props: dict[str, Any] = {"title": title, "abstract": f"Abstract of {key}."}
     if year is not None:
         props["year"] = year
+    if listed is not None:
+        props["status"], props["track"] = listed
     p = Node(id=f"paper:{key}", label="Paper", properties=props)
     nodes: list[Node] = [*authors, *(c for c, _, _ in mentions), *introduces]
     rels = [rel("AUTHORED", a, p, position=i) for i, a in enumerate(authors, start=1)]
@@ -106,11 +109,35 @@ def paper_record(
 
 RECORDS = [
     paper_record(
-        "p1", "Deep Learning for Vision", 2024, [A, B], V1, T2, [(CNN, True, 0.9), (DL, False, 0.5)]
+        "p1",
+        "Deep Learning for Vision",
+        2024,
+        [A, B],
+        V1,
+        T2,
+        [(CNN, True, 0.9), (DL, False, 0.5)],
+        listed=("Oral", "main"),
     ),
-    paper_record("p2", "A Study of Bandits", 2024, [A, C], V1, T3, [(MAB, True, 0.8), (CB, True, 0.7)]),
     paper_record(
-        "p3", "Attention Is All You Need", 2023, [B, C, D], V2, T1, [(LLM, True, 0.9), (DL, True, 0.6)], [SA]
+        "p2",
+        "A Study of Bandits",
+        2024,
+        [A, C],
+        V1,
+        T3,
+        [(MAB, True, 0.8), (CB, True, 0.7)],
+        listed=("Poster", "main"),
+    ),
+    paper_record(
+        "p3",
+        "Attention Is All You Need",
+        2023,
+        [B, C, D],
+        V2,
+        T1,
+        [(LLM, True, 0.9), (DL, True, 0.6)],
+        [SA],
+        listed=("Poster", "Datasets and Benchmarks"),
     ),
     paper_record("p4", "Zebra Learning", None, [D], mentions=[(ML, False, 0.3)]),
     paper_record(
@@ -118,7 +145,15 @@ RECORDS = [
     ),
     paper_record("p6", "Élan Vital", 2022, [W, AW], mentions=[(CB, False, 0.2), (RL, True, 0.9)]),
     paper_record("p7", "alpha", None, [E]),
-    paper_record("p8", "deep learning for vision", 2024, [C], V1, mentions=[(CNN, True, 0.5)]),
+    paper_record(
+        "p8",
+        "deep learning for vision",
+        2024,
+        [C],
+        V1,
+        mentions=[(CNN, True, 0.5)],
+        listed=("Reject", "main"),
+    ),
     paper_record(
         "p9",
         "Bandit Feedback",
@@ -165,6 +200,16 @@ READ_METHODS = [
     "network_nodes",
     "paper_authors",
     "search",
+    "paper_years",
+    "concept_counts",
+    "coauthors_in_years",
+    "coauthor_edges_in_years",
+    "coauthor_path",
+    "save_analysis",
+    "analysis_version",
+    "central_nodes",
+    "community_sizes",
+    "community_members",
 ]
 ALL_PAPERS = pid("p2", "p9", "p1", "p8", "p5", "p3", "p6", "p7", "p4")
 
@@ -298,6 +343,16 @@ PAPER_CASES: list[tuple[str, PaperQuery, list[str]]] = [
     ("no such author", PaperQuery(author="author:nobody"), []),
     ("empty concepts", PaperQuery(concepts=()), []),
     ("venue and year", PaperQuery(venues=(V1.id, V2.id), year=2023), pid("p5", "p3")),
+    # listing fields: p1 Oral/main, p2 Poster/main, p3 Poster/Datasets and Benchmarks, p8 Reject/main
+    ("status", PaperQuery(status="Poster"), pid("p2", "p3")),
+    ("track", PaperQuery(track="main"), pid("p2", "p1", "p8")),
+    ("status and track", PaperQuery(status="Poster", track="main"), pid("p2")),
+    ("status and year", PaperQuery(status="Poster", year=2023), pid("p3")),
+    ("status and venue", PaperQuery(status="Oral", venues=(V1.id,)), pid("p1")),
+    ("status and about", PaperQuery(status="Reject", concepts=CLOSURE_DL, about_only=True), pid("p8")),
+    ("track and author", PaperQuery(track="main", author=C.id), pid("p2", "p8")),
+    ("status as listed", PaperQuery(status="poster"), []),
+    ("no such track", PaperQuery(track="Workshop"), []),
 ]
 
 
@@ -333,6 +388,8 @@ def test_papers_by_text_are_the_matches_ranked(rs: ReadStore) -> None:
     assert sorted(rs.papers(PaperQuery(text="ATTENTION", year=2023), 0, 10).ids) == pid("p3", "p5")
     assert rs.paper_count(PaperQuery(text="attention", venues=(V1.id,))) == 0
     assert rs.paper_count(PaperQuery(text="elan")) == 1  # accents folded
+    assert rs.papers(PaperQuery(text="attention", status="Poster"), 0, 10).ids == pid("p3")
+    assert rs.paper_count(PaperQuery(text="attention", track="main")) == 0
     assert rs.papers(PaperQuery(text="?!"), 0, 10).total == 0
 
 
@@ -486,6 +543,103 @@ def test_heaviest_pairs_then_by_ends(rs: ReadStore) -> None:
     assert rs.heaviest_pairs("COAUTHOR", 0) == []
 
 
+# -- time ----------------------------------------------------------------------------------------
+# Years: p1, p2, p8, p9 2024; p3, p5 2023; p6 2022; p4, p7 none.
+YEAR_CASES: list[tuple[str, PaperQuery, list[tuple[int, int]]]] = [
+    ("everything", PaperQuery(), [(2022, 1), (2023, 2), (2024, 4)]),
+    ("venues", PaperQuery(venues=(V1.id, V2.id)), [(2023, 2), (2024, 4)]),
+    ("about CNN", PaperQuery(concepts=(CNN.id,), about_only=True), [(2024, 2)]),
+    ("DL and below, mentions too", PaperQuery(concepts=CLOSURE_DL), [(2023, 2), (2024, 2)]),
+    ("introduced", PaperQuery(concepts=(SA.id,), about_only=True), [(2023, 1)]),
+    ("status", PaperQuery(status="Poster"), [(2023, 1), (2024, 1)]),
+    ("one year", PaperQuery(year=2023), [(2023, 2)]),
+    ("nobody", PaperQuery(author="author:nobody"), []),
+]
+
+
+@pytest.mark.parametrize(("case", "query", "expected"), YEAR_CASES, ids=[c[0] for c in YEAR_CASES])
+def test_paper_years_count_the_matching_papers_per_year(
+    rs: ReadStore, case: str, query: PaperQuery, expected: list[tuple[int, int]]
+) -> None:
+    got = rs.paper_years(query)
+    assert got == [YearCount(y, n) for y, n in expected]
+    # a year's count is the papers of that year
+    for y, n in expected:
+        assert rs.paper_count(PaperQuery(**{**query.__dict__, "year": y})) == n
+
+
+def _cc(*pairs: tuple[Node, int]) -> list[Weighted]:
+    return [Weighted(c.id, n) for c, n in pairs]
+
+
+# Papers about each concept (MENTIONS not about: false, or INTRODUCES): CNN p1 p8; CB p2; DL p3;
+# GNA p5; LLM p3; MAB p2; RL p6; ZRL p9; DML p9; SA p3 (introduced). Ties by id.
+ALL_ABOUT = _cc(
+    (CNN, 2), (CB, 1), (DL, 1), (DML, 1), (GNA, 1), (LLM, 1), (MAB, 1), (RL, 1), (SA, 1), (ZRL, 1)
+)
+CONCEPT_COUNT_CASES: list[tuple[str, PaperQuery, str | None, int, list[Weighted]]] = [
+    ("everything", PaperQuery(), None, 100, ALL_ABOUT),
+    ("first two", PaperQuery(), None, 2, ALL_ABOUT[:2]),
+    ("2024", PaperQuery(year=2024), None, 100, _cc((CNN, 2), (CB, 1), (DML, 1), (MAB, 1), (ZRL, 1))),
+    ("2024 models", PaperQuery(year=2024), "MODEL", 100, _cc((CNN, 2))),
+    ("NeurIPS 2023", PaperQuery(venues=(V2.id,)), None, 100, _cc((DL, 1), (GNA, 1), (LLM, 1), (SA, 1))),
+    ("posters' methods", PaperQuery(status="Poster"), "METHOD", 100, _cc((DL, 1))),
+    ("nothing", PaperQuery(author="author:nobody"), None, 100, []),
+    ("no room", PaperQuery(), None, 0, []),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "query", "kind", "limit", "expected"),
+    CONCEPT_COUNT_CASES,
+    ids=[c[0] for c in CONCEPT_COUNT_CASES],
+)
+def test_concept_counts_by_papers_about_them(
+    rs: ReadStore, case: str, query: PaperQuery, kind: str | None, limit: int, expected: list[Weighted]
+) -> None:
+    got = rs.concept_counts(query, kind, limit)
+    assert got == expected
+    for w in got:  # each count is what a paper query about that concept counts
+        about = PaperQuery(**{**query.__dict__, "concepts": (w.id,), "about_only": True})
+        assert rs.paper_count(about) == w.weight
+
+
+# COAUTHOR by year: p1 2024 A-B; p2 2024 A-C; p3 2023 B-C B-D C-D; p5 2023 A-B; p6 2022 AW-W.
+def test_coauthors_in_years_count_only_those_papers(rs: ReadStore) -> None:
+    assert rs.coauthors_in_years([A.id, B.id, "author:nobody"], (2024, 2024), 1, 10) == [
+        [Weighted(B.id, 1), Weighted(C.id, 1)],
+        [Weighted(A.id, 1)],
+        [],
+    ]
+    assert rs.coauthors_in_years([B.id], (2023, 2024), 1, 10) == [
+        [Weighted(A.id, 2), Weighted(C.id, 1), Weighted(D.id, 1)]
+    ]
+    assert rs.coauthors_in_years([B.id], (2023, 2024), 1, 2) == [[Weighted(A.id, 2), Weighted(C.id, 1)]]
+    assert rs.coauthors_in_years([A.id], (2023, 2024), 2, 10) == [[Weighted(B.id, 2)]]
+    assert rs.coauthors_in_years([W.id], (2022, 2022), 1, 10) == [[Weighted(AW.id, 1)]]
+    assert rs.coauthors_in_years([A.id], (2025, 2030), 1, 10) == [[]]
+    # every year: the stored COAUTHOR ties
+    everything = rs.coauthors_in_years([A.id, B.id], (0, 9999), 1, 10)
+    assert everything == rs.weighted_neighbors([A.id, B.id], "COAUTHOR", 1, 10)
+
+
+def test_coauthor_edges_in_years_are_the_ties_of_those_papers(rs: ReadStore) -> None:
+    chosen = [D.id, C.id, B.id, A.id, "author:nobody"]
+    assert rs.coauthor_edges_in_years(chosen, (2023, 2023), 1) == [
+        PairEdge(A.id, B.id, 1),
+        PairEdge(B.id, C.id, 1),
+        PairEdge(B.id, D.id, 1),
+        PairEdge(C.id, D.id, 1),
+    ]
+    assert rs.coauthor_edges_in_years(chosen, (2024, 2024), 1) == [
+        PairEdge(A.id, B.id, 1),
+        PairEdge(A.id, C.id, 1),
+    ]
+    assert rs.coauthor_edges_in_years(chosen, (2023, 2024), 2) == [PairEdge(A.id, B.id, 2)]
+    assert rs.coauthor_edges_in_years(chosen, (0, 9999), 1) == rs.pair_edges_among(chosen, "COAUTHOR", 1)
+    assert rs.coauthor_edges_in_years([A.id], (0, 9999), 1) == []
+
+
 # -- updates are visible, hidden state is not ----------------------------------------------------
 def test_property_only_update_is_found_by_its_new_key(fresh: ReadStore) -> None:
     assert fresh.concepts_by_keys(["l:sparse transformer"]) == [None]
@@ -559,3 +713,66 @@ def test_neo4j_read_index_rebuilds_from_the_stored_graph(fresh_neo4j: ReadStore)
     assert fresh.rebuild_read_index(chunk=7) > 0  # type: ignore[attr-defined]
     assert answers() == expected
     assert fresh.rebuild_read_index() == 0  # type: ignore[attr-defined]
+
+
+# -- paths ---------------------------------------------------------------------------------------
+# COAUTHOR ties: A-B, A-C, B-C, B-D, C-D, AW-W; E has none.
+def _is_chain(rs: ReadStore, path: list[str]) -> bool:
+    ties = {(e.source, e.target) for e in rs.pair_edges_among(path, "COAUTHOR", 1)}
+    return all((min(a, b), max(a, b)) in ties for a, b in zip(path, path[1:], strict=False))
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "hops"),
+    [(A, D, 2), (D, A, 2), (A, B, 1), (C, B, 1), (AW, W, 1), (A, A, 0), (E, E, 0)],
+    ids=["two hops", "reversed", "direct", "direct in", "pair", "self", "lone self"],
+)
+def test_coauthor_path_is_a_shortest_chain(rs: ReadStore, source: Node, target: Node, hops: int) -> None:
+    path = rs.coauthor_path(source.id, target.id, 10)
+    assert path is not None and len(path) == hops + 1
+    assert path[0] == source.id and path[-1] == target.id
+    assert _is_chain(rs, path)
+    assert rs.coauthor_path(source.id, target.id, 10) == path  # the same graph, the same chain
+
+
+def test_coauthor_path_is_none_when_apart_too_far_or_missing(rs: ReadStore) -> None:
+    assert rs.coauthor_path(A.id, W.id, 10) is None  # other component
+    assert rs.coauthor_path(A.id, E.id, 10) is None  # no ties at all
+    assert rs.coauthor_path(A.id, D.id, 1) is None  # two hops needed
+    assert rs.coauthor_path(A.id, "author:nobody", 10) is None
+    assert rs.coauthor_path("author:nobody", "author:nobody", 10) is None
+    assert rs.coauthor_path(ML.id, ML.id, 10) is None  # not an author
+
+
+# -- stored analytics (kg analyze) ---------------------------------------------------------------
+# COAUTHOR degree centrality (6 authors with ties, so degree / 5): B 0.6, C 0.6; A 0.4, D 0.4;
+# AW 0.2, W 0.2. E has no tie and is not analysed.
+def test_stored_analytics_are_read_back_in_rank_order(fresh: ReadStore) -> None:
+    from kg.analyze import analyze
+
+    assert fresh.analysis_version("COAUTHOR") is None
+    assert fresh.central_nodes("COAUTHOR", "DEGREE", 3) == []
+    version = fresh.version()
+    summaries = analyze(fresh)
+    assert [(s.pair, s.nodes, s.ties) for s in summaries] == [("COAUTHOR", 6, 6), ("CO_OCCURS", 10, 11)]
+    assert fresh.version() == version  # storing analytics is not a change to the graph
+    assert fresh.analysis_version("COAUTHOR") == version == fresh.analysis_version("CO_OCCURS")
+    assert fresh.central_nodes("COAUTHOR", "DEGREE", 3) == [(B.id, 0.6), (C.id, 0.6), (A.id, 0.4)]
+    pagerank = fresh.central_nodes("COAUTHOR", "PAGERANK", 10)
+    assert [i for i, _ in pagerank][:1] == [B.id] and len(pagerank) == 6
+    assert abs(sum(s for _, s in pagerank) - 1.0) < 1e-6
+    sizes = fresh.community_sizes("COAUTHOR", 10)
+    assert sum(sizes) == 6 and sizes == sorted(sizes, reverse=True)
+    members = [fresh.community_members("COAUTHOR", i, 10) for i in range(len(sizes))]
+    assert [len(m) for m in members] == sizes
+    pair = next(m for m in members if W.id in m)
+    assert sorted(pair) == sorted(ids(AW, W))  # the other component is a community of its own
+    for m in members:  # most papers first, then by id
+        counts = fresh.paper_counts(m)
+        assert [(-c, i) for c, i in zip(counts, m, strict=True)] == sorted(
+            (-c, i) for c, i in zip(counts, m, strict=True)
+        )
+    assert fresh.community_members("COAUTHOR", 99, 10) == []
+    assert fresh.community_sizes("COAUTHOR", 1) == sizes[:1]
+    analyze(fresh)  # again: the rows are replaced, not added
+    assert sum(fresh.community_sizes("COAUTHOR", 10)) == 6

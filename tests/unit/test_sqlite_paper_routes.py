@@ -155,3 +155,45 @@ def test_a_store_written_before_the_rank_gets_it_when_opened(tmp_path: Path, see
         if query.concepts is not None:
             relevant = replace(query, order="RELEVANCE")
             assert reopened.papers(relevant, 0, 20) == new.papers(relevant, 0, 20)
+
+
+def test_listing_fields_give_the_same_page_on_every_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``status``/``track`` are read from the property map on every route (a set for fetch and
+    walk, a test of the walked paper for test)."""
+    from kg.models import Node, PaperRecord
+
+    decisions = ["Oral", "Poster", "Reject", None]
+    records = [
+        PaperRecord(
+            paper=Node(
+                id=f"paper:{i:02d}",
+                label="Paper",
+                properties={
+                    "title": f"Paper {i}",
+                    "year": 2020 + i % 4,
+                    **({"status": decisions[i % 4]} if decisions[i % 4] else {}),
+                    "track": "main" if i % 3 else "Datasets and Benchmarks",
+                },
+            )
+        )
+        for i in range(24)
+    ]
+    s = SQLiteStore(tmp_path / "kg")
+    s.upsert(records)
+    expected = {
+        PaperQuery(status="Oral"): 6,
+        PaperQuery(status="Poster", track="main"): 4,
+        PaperQuery(track="Datasets and Benchmarks", year=2021): 2,
+        PaperQuery(status="Workshop"): 0,
+    }
+    for query, total in expected.items():
+        for offset, limit in ((0, 20), (1, 2)):
+            pages = {}
+            for route in ROUTES:
+                monkeypatch.setattr(reads, "page_route", lambda total, window, r=route: r)
+                pages[route] = s.papers(query, offset, limit)
+            assert pages["walk"] == pages["fetch"] == pages["test"], query
+            assert pages["fetch"].total == total, query
+    s.close()

@@ -69,6 +69,9 @@ def schema_statements() -> list[Statement]:
         f"CREATE CONSTRAINT paperkg_key IF NOT EXISTS FOR (k:{KEY_LABEL}) REQUIRE k.key IS UNIQUE",
         f"CREATE INDEX paperkg_key_rkey IF NOT EXISTS FOR (k:{KEY_LABEL}) ON (k.rkey)",
         "CREATE INDEX paperkg_paper_sort IF NOT EXISTS FOR (n:Paper) ON (n._sortKey)",
+        "CREATE INDEX paperkg_paper_status IF NOT EXISTS FOR (n:Paper) ON (n.status)",
+        f"CREATE INDEX paperkg_analysis IF NOT EXISTS FOR (s:{ANALYSIS_LABEL}) ON (s.pair, s.community)",
+        "CREATE INDEX paperkg_paper_track IF NOT EXISTS FOR (n:Paper) ON (n.track)",
         "CREATE INDEX paperkg_concept_sort IF NOT EXISTS FOR (n:Concept) ON (n._sortName)",
         "CREATE INDEX paperkg_concept_papers IF NOT EXISTS FOR (n:Concept) ON (n._papers)",
         "CREATE INDEX paperkg_concept_kind IF NOT EXISTS FOR (n:Concept) ON (n.kind)",
@@ -253,6 +256,11 @@ def _paper_filters(query: PaperQuery, driver: str | None) -> list[str]:
         out.append("EXISTS { MATCH (p)-[:HAS_TOPIC]->(t) WHERE t.id IN $topics }")
     if query.year is not None and driver != "year":
         out.append("p.year = $year")
+    # Listing properties always filter: a query by them alone finds its papers by label.
+    if query.status is not None:
+        out.append("p.status = $status")
+    if query.track is not None:
+        out.append("p.track = $track")
     return out
 
 
@@ -276,6 +284,8 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
         return f"UNWIND $topics AS tid MATCH (:{_N} {{id: tid}})<-[:HAS_TOPIC]-(p:Paper) WITH DISTINCT p "
     if driver == "year":
         return "MATCH (p:Paper) WHERE p.year = $year "
+    if driver == "listed":
+        return "MATCH (p:Paper) "
     raise GraphStoreError(f"unknown paper condition {driver!r}")
 
 
@@ -291,6 +301,8 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
         "topics": list(query.topics or ()),
         "year": query.year,
         "yprefix": year_prefix(query.year),
+        "status": query.status,
+        "track": query.track,
     }
 
 
@@ -384,6 +396,146 @@ def papers_count(query: PaperQuery, driver: str | None) -> Statement:
     filters = _paper_filters(query, driver)
     where = f"WHERE {' AND '.join(filters)} " if filters else ""
     return Statement(f"{_driver_match(query, driver)}WITH p {where}RETURN count(p) AS total", params)
+
+
+def _matching(query: PaperQuery, driver: str | None) -> str:
+    """The start of a statement that binds ``p`` to each paper matching ``query`` (no text)."""
+    if query.text is not None:
+        raise GraphStoreError("a count by year or concept takes no text condition")
+    if driver is None:
+        return _YEAR_RANGE if query.year is not None else "MATCH (p:Paper) "
+    filters = _paper_filters(query, driver)
+    where = f"WHERE {' AND '.join(filters)} " if filters else ""
+    return f"{_driver_match(query, driver)}WITH p {where}"
+
+
+def paper_years(query: PaperQuery, driver: str | None) -> Statement:
+    """``rows`` of ``[year, papers]``: the papers matching ``query`` per year, by year."""
+    return Statement(
+        f"{_matching(query, driver)}WITH p WHERE p.year IS NOT NULL "
+        "WITH toInteger(p.year) AS year, count(p) AS n ORDER BY year RETURN collect([year, n]) AS rows",
+        paper_params(query),
+    )
+
+
+def concept_counts(
+    query: PaperQuery, driver: str | None, kind: str | None, limit: int, about_only: bool = True
+) -> Statement:
+    """``rows`` of ``[concept id, papers]``: concepts by the papers matching ``query`` that are
+    about them, most first, then by id."""
+    kind_test = " AND c.kind = $kind" if kind is not None else ""
+    return Statement(
+        f"{_matching(query, driver)}MATCH (p)-[r:MENTIONS|INTRODUCES]->(c:Concept) "
+        f"WHERE true{_concept_cond('r', about_only)}{kind_test} "
+        "WITH c.id AS id, count(DISTINCT p) AS n ORDER BY n DESC, id LIMIT $limit "
+        "RETURN collect([id, n]) AS rows",
+        paper_params(query) | {"kind": kind, "limit": limit},
+    )
+
+
+# -- stored analytics (kg analyze) -------------------------------------------------------------
+ANALYSIS_LABEL = "__KGAnalysis"  # one node per analysed node: {pair, node, scores, community}
+ANALYSIS_VERSION_LABEL = "__KGAnalysisVersion"  # {pair, version}: what the rows were computed at
+MEASURE_PROPERTY: dict[str, str] = {"DEGREE": "degree", "BETWEENNESS": "betweenness", "PAGERANK": "pagerank"}
+
+
+def analysis_version(pair: str) -> Statement:
+    return Statement(
+        f"OPTIONAL MATCH (v:{ANALYSIS_VERSION_LABEL} {{pair: $pair}}) RETURN v.version AS version",
+        {"pair": pair_type(pair)},
+    )
+
+
+def set_analysis_version(pair: str, version: int) -> Statement:
+    return Statement(
+        f"MERGE (v:{ANALYSIS_VERSION_LABEL} {{pair: $pair}}) SET v.version = $version",
+        {"pair": pair_type(pair), "version": version},
+    )
+
+
+def delete_analysis(pair: str, limit: int) -> Statement:
+    """``n``: how many of one graph's analysis nodes were deleted (at most ``limit``)."""
+    return Statement(
+        f"MATCH (s:{ANALYSIS_LABEL} {{pair: $pair}}) WITH s LIMIT $limit DELETE s RETURN count(*) AS n",
+        {"pair": pair_type(pair), "limit": limit},
+    )
+
+
+def create_analysis(pair: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    return Statement(
+        f"UNWIND $rows AS r CREATE (:{ANALYSIS_LABEL} {{pair: $pair, node: r[0], degree: r[1], "
+        "betweenness: r[2], pagerank: r[3], community: r[4]})",
+        {"pair": pair_type(pair), "rows": [list(r) for r in rows]},
+    )
+
+
+def central_nodes(pair: str, measure: str, limit: int) -> Statement:
+    """``rows`` of ``[node id, score]``: highest stored score first, then by id."""
+    prop = MEASURE_PROPERTY[measure]
+    return Statement(
+        f"MATCH (s:{ANALYSIS_LABEL}) WHERE s.pair = $pair WITH s ORDER BY s.{prop} DESC, s.node "
+        f"LIMIT $limit RETURN collect([s.node, s.{prop}]) AS rows",
+        {"pair": pair_type(pair), "limit": limit},
+    )
+
+
+def community_sizes(pair: str, limit: int) -> Statement:
+    """``sizes``: members of communities 0 .. limit - 1, in that order."""
+    return Statement(
+        f"MATCH (s:{ANALYSIS_LABEL}) WHERE s.pair = $pair AND s.community < $limit "
+        "WITH s.community AS c, count(*) AS n ORDER BY c RETURN collect(n) AS sizes",
+        {"pair": pair_type(pair), "limit": limit},
+    )
+
+
+def community_members(pair: str, community: int, limit: int) -> Statement:
+    """``ids``: one community's members, most papers (``_papers``) first, then by id."""
+    return Statement(
+        f"MATCH (s:{ANALYSIS_LABEL}) WHERE s.pair = $pair AND s.community = $c "
+        f"MATCH (n:{_N} {{id: s.node}}) WITH n ORDER BY coalesce(n._papers, 0) DESC, n.id "
+        "LIMIT $limit RETURN collect(n.id) AS ids",
+        {"pair": pair_type(pair), "c": community, "limit": limit},
+    )
+
+
+def coauthor_path(source: str, target: str, max_hops: int) -> Statement:
+    """``ids``: the authors of a shortest chain of COAUTHOR ties from one author to another (no
+    record when there is none within ``max_hops``). ``shortestPath`` is a bidirectional
+    breadth-first search in the server; the bound is a literal (Cypher takes no parameter there)."""
+    hops = int(max_hops)
+    return Statement(
+        f"MATCH (a:{_N}:Author {{id: $source}}), (b:{_N}:Author {{id: $target}}) "
+        f"MATCH p = shortestPath((a)-[:COAUTHOR*..{hops}]-(b)) "
+        "RETURN [n IN nodes(p) | n.id] AS ids",
+        {"source": source, "target": target},
+    )
+
+
+_YEAR_PAPERS = (
+    "MATCH (n)-[:AUTHORED]->(p:Paper)<-[:AUTHORED]-(o) WHERE o <> n AND p.year >= $from "
+    "AND p.year <= $to AND (p.coauthorPairs IS NULL OR p.coauthorPairs <> false) "
+)
+
+
+def coauthors_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int) -> Statement:
+    """``rows`` of ``[i, co-author, papers]``: per author (by position) the co-authors of the
+    papers of ``years``, most shared papers first, then by id."""
+    return Statement(
+        f"UNWIND range(0, size($ids) - 1) AS i MATCH (n:{_N} {{id: $ids[i]}}) "
+        f"CALL (n) {{ {_YEAR_PAPERS}WITH o.id AS other, count(p) AS w WHERE w >= $min "
+        "RETURN other, w ORDER BY w DESC, other LIMIT $limit } "
+        "RETURN collect([i, other, w]) AS rows",
+        {"ids": list(ids), "from": years[0], "to": years[1], "min": min_weight, "limit": limit},
+    )
+
+
+def coauthor_edges_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int) -> Statement:
+    """``rows`` of ``[a, b, papers]``: ties among ``ids`` (a < b) from the papers of ``years``."""
+    return Statement(
+        f"MATCH (n:{_N}) WHERE n.id IN $ids {_YEAR_PAPERS}AND o.id IN $ids AND n.id < o.id "
+        "WITH n.id AS a, o.id AS b, count(p) AS w WHERE w >= $min RETURN collect([a, b, w]) AS rows",
+        {"ids": list(ids), "from": years[0], "to": years[1], "min": min_weight},
+    )
 
 
 def condition_sizes(query: PaperQuery) -> Statement:

@@ -23,7 +23,18 @@ from kg.provisional import row_concept
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
-from kg.stores.protocol import KeyphraseRow, ListOrder, Page, PairEdge, PairType, PaperQuery, Weighted
+from kg.stores.protocol import (
+    AnalysisRow,
+    KeyphraseRow,
+    ListOrder,
+    Measure,
+    Page,
+    PairEdge,
+    PairType,
+    PaperQuery,
+    Weighted,
+    YearCount,
+)
 
 T = TypeVar("T")
 # The ties among a set of nodes are looked up by pair key (n * (n - 1) / 2 look-ups, about 9 us
@@ -32,6 +43,7 @@ T = TypeVar("T")
 # KEYED_PAIRS_MAX_NODES of them (the keys are a parameter); otherwise their ties are walked.
 KEYED_TIES_PER_PAIR = 8
 KEYED_PAIRS_MAX_NODES = 300
+ANALYSIS_BATCH = 5000  # analysis nodes written or deleted per transaction
 
 
 def _one(records: list[neo4j.Record]) -> neo4j.Record:
@@ -57,7 +69,8 @@ def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str
 
     An author has few papers and always drives; among concepts, venues and topics the one with
     the fewest relationships (``sizes``, only asked when there is a choice); a year alone is
-    answered from the sort index (``None``).
+    answered from the sort index (``None``); a status or track without any of those finds its
+    papers by label (``"listed"``), filtered by the property (and the year).
     """
     if query.author is not None:
         return "author"
@@ -65,7 +78,7 @@ def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str
         return "phrases"  # a phrase's rows belong to one paper or two (kg.provisional)
     present = [c for c in ("concepts", "topics", "venues") if getattr(query, c) is not None]
     if not present:
-        return None
+        return "listed" if query.status is not None or query.track is not None else None
     if len(present) == 1:
         return present[0]
     found = sizes()
@@ -262,6 +275,93 @@ class Neo4jReads:
             return []
         rows = self._read_one(rq.heaviest_pairs(pair, limit))["rows"]
         return [PairEdge(min(a, b), max(a, b), int(w)) for a, b, w in rows]
+
+    # -- stored analytics -----------------------------------------------------------------------
+    def save_analysis(self, pair: PairType, version: int, rows: Sequence[AnalysisRow]) -> None:
+        """Invalidate the version, replace the rows in batches, then record the version: a
+        reader meanwhile is told the analytics are out of date rather than shown half of them."""
+
+        def run(stmt: q.Statement) -> int:
+            def work(tx: neo4j.ManagedTransaction) -> int:
+                record = tx.run(stmt.text, stmt.params).single()
+                return int(record["n"]) if record is not None and "n" in record.keys() else 0
+
+            return self._write_work(work)
+
+        run(rq.set_analysis_version(pair, -1))
+        while run(rq.delete_analysis(pair, ANALYSIS_BATCH)) > 0:
+            pass
+        for i in range(0, len(rows), ANALYSIS_BATCH):
+            run(rq.create_analysis(pair, rows[i : i + ANALYSIS_BATCH]))
+        run(rq.set_analysis_version(pair, version))
+
+    def analysis_version(self, pair: PairType) -> int | None:
+        value = self._read_one(rq.analysis_version(pair))["version"]
+        return None if value is None or int(value) < 0 else int(value)
+
+    def central_nodes(self, pair: PairType, measure: Measure, limit: int) -> list[tuple[str, float]]:
+        if limit < 1:
+            return []
+        rows = self._read_one(rq.central_nodes(pair, measure, limit))["rows"]
+        return [(str(i), float(s)) for i, s in rows]
+
+    def community_sizes(self, pair: PairType, limit: int) -> list[int]:
+        if limit < 1:
+            return []
+        return [int(n) for n in self._read_one(rq.community_sizes(pair, limit))["sizes"]]
+
+    def community_members(self, pair: PairType, community: int, limit: int) -> list[str]:
+        if limit < 1:
+            return []
+        return [str(i) for i in self._read_one(rq.community_members(pair, community, limit))["ids"]]
+
+    # -- paths ----------------------------------------------------------------------------------
+    def coauthor_path(self, source: str, target: str, max_hops: int) -> list[str] | None:
+        if source == target:
+            found = self.get_nodes([source])[0]  # type: ignore[attr-defined]
+            return [source] if found is not None and found.label == "Author" else None
+        if max_hops < 1:
+            return None
+        rows = self._read(rq.coauthor_path(source, target, max_hops))
+        return [str(i) for i in rows[0]["ids"]] if rows else None
+
+    # -- time -----------------------------------------------------------------------------------
+    def coauthors_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        unique = list(dict.fromkeys(ids))
+        if not unique or limit < 1:
+            return [[] for _ in ids]
+        rows = self._read_one(rq.coauthors_in_years(unique, years, min_weight, limit))["rows"]
+        found: dict[str, list[Weighted]] = {i: [] for i in unique}
+        for i, other, weight in rows:
+            if other is not None:
+                found[unique[int(i)]].append(Weighted(other, int(weight)))
+        for lst in found.values():
+            lst.sort(key=lambda w: (-w.weight, w.id))
+        return [list(found[i]) for i in ids]
+
+    def coauthor_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        unique = list(dict.fromkeys(ids))
+        if len(unique) < 2:
+            return []
+        rows = self._read_one(rq.coauthor_edges_in_years(unique, years, min_weight))["rows"]
+        return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
+
+    def paper_years(self, query: PaperQuery) -> list[YearCount]:
+        rows = self._read_one(rq.paper_years(query, self._drive_by(query)))["rows"]
+        return [YearCount(int(y), int(n)) for y, n in rows]
+
+    def concept_counts(
+        self, query: PaperQuery, kind: str | None, limit: int, about_only: bool = True
+    ) -> list[Weighted]:
+        if limit < 1:
+            return []
+        stmt = rq.concept_counts(query, self._drive_by(query), kind, limit, about_only)
+        rows = self._read_one(stmt)["rows"]
+        return [Weighted(str(c), int(n)) for c, n in rows]
 
     # -- maintenance ----------------------------------------------------------------------------
     def rebuild_read_index(self, chunk: int = 2000) -> int:

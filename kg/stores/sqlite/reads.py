@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Literal, TypeVar
 
+from kg.errors import GraphStoreError
 from kg.ids import fold
 from kg.models import (
     LABELS,
@@ -36,6 +37,7 @@ from kg.stores.protocol import (
     Edge,
     KeyphraseRow,
     ListOrder,
+    Measure,
     NodeRow,
     Page,
     PairEdge,
@@ -43,8 +45,9 @@ from kg.stores.protocol import (
     PaperQuery,
     SearchHit,
     Weighted,
+    YearCount,
 )
-from kg.stores.sqlite import schema
+from kg.stores.sqlite import paths, schema
 from kg.text_index import FIELD_BOOST, search_words
 
 T = TypeVar("T")
@@ -68,6 +71,27 @@ def chunked(items: Sequence[T], size: int = CHUNK) -> Iterator[list[T]]:
 _HEAVY = f"weight > {schema.HEAVY_TIE}"
 # The label at both ends of a derived tie.
 _PAIR_LABEL: dict[str, str] = {"COAUTHOR": "Author", "CO_OCCURS": "Concept"}
+
+
+# A paper's listing property as SQL (``status``/``track`` only: keys are never user input).
+_PROP = "json_extract(CAST(props AS TEXT), '$.{}')"
+
+
+def _listed(q: PaperQuery) -> list[tuple[str, str]]:
+    """The listing properties ``q`` asks for, as ``(property, value)``."""
+    return [(k, v) for k, v in (("status", q.status), ("track", q.track)) if v is not None]
+
+
+# Stored analytics column of each measure (kg.analyze), never user input.
+_MEASURE_COLUMN: dict[str, str] = {"DEGREE": "degree", "BETWEENNESS": "betweenness", "PAGERANK": "pagerank"}
+
+# From an AUTHORED ``a``: its paper ``p`` when of the years (two parameters) and giving co-author
+# pairs (kg.derived: not ``coauthorPairs: false``), and the paper's other AUTHORED ``b``.
+_YEAR_PAPERS = (
+    'JOIN nodes p ON p.id = a."end" AND p.year BETWEEN ? AND ? '
+    "AND json_extract(CAST(p.props AS TEXT), '$.coauthorPairs') IS NOT 0 "
+    'JOIN rels b ON b."end" = a."end" AND b.type = \'AUTHORED\''
+)
 
 
 def _marks(n: int) -> str:
@@ -401,6 +425,11 @@ class SQLiteReads:
                 )
         if q.year is not None:
             sets.append(("SELECT id FROM nodes WHERE label = 'Paper' AND year = ?", [q.year]))
+        for key, value in _listed(q):
+            # No column of its own: a scan of the papers' property maps (~0.1 s at 100k papers),
+            # which only a query by status or track alone pays; with other conditions the
+            # intersection is driven by theirs.
+            sets.append((f"SELECT id FROM nodes WHERE label = 'Paper' AND {_PROP.format(key)} = ?", [value]))
         return sets
 
     def _paper_tests(self, q: PaperQuery) -> tuple[str, list[Any]]:
@@ -439,6 +468,9 @@ class SQLiteReads:
         if q.year is not None:
             tests.append("p.year = ?")
             params.append(q.year)
+        for key, value in _listed(q):
+            tests.append(f"{_PROP.format(key).replace('props', 'p.props')} = ?")
+            params.append(value)
         return "".join(f" AND {t}" for t in tests), params
 
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
@@ -693,3 +725,133 @@ class SQLiteReads:
                 (*span, pair, rest),
             )
         return [PairEdge(s, e, int(w)) for s, e, w in rows]
+
+    # -- stored analytics ----------------------------------------------------------------------
+    def _analysed(self) -> bool:
+        return bool(self._all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'analysis'"))
+
+    def analysis_version(self, pair: PairType) -> int | None:
+        rows = self._all("SELECT value FROM meta WHERE key = ?", (f"analysis:{pair}",))
+        return int(rows[0][0]) if rows else None
+
+    def central_nodes(self, pair: PairType, measure: Measure, limit: int) -> list[tuple[str, float]]:
+        column = _MEASURE_COLUMN[measure]
+        if not self._analysed():
+            return []
+        rows = self._all(
+            f"SELECT node_id, {column} FROM analysis WHERE pair = ? ORDER BY {column} DESC, node_id LIMIT ?",
+            (pair, max(0, limit)),
+        )
+        return [(str(i), float(s)) for i, s in rows]
+
+    def community_sizes(self, pair: PairType, limit: int) -> list[int]:
+        if not self._analysed():
+            return []
+        rows = self._all(
+            "SELECT community, COUNT(*) FROM analysis WHERE pair = ? AND community < ? "
+            "GROUP BY community ORDER BY community",
+            (pair, max(0, limit)),
+        )
+        return [int(n) for _, n in rows]
+
+    def community_members(self, pair: PairType, community: int, limit: int) -> list[str]:
+        if not self._analysed():
+            return []
+        rows = self._all(
+            "SELECT a.node_id FROM analysis a JOIN nodes n ON n.id = a.node_id "
+            "WHERE a.pair = ? AND a.community = ? ORDER BY n.paper_count DESC, a.node_id LIMIT ?",
+            (pair, community, max(0, limit)),
+        )
+        return [str(r[0]) for r in rows]
+
+    # -- paths ---------------------------------------------------------------------------------
+    def _tie_ends(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """``(id, neighbour)`` for every COAUTHOR tie of ``ids``: ties out from the primary key,
+        ties in from ``rels_by_end_about`` (index only)."""
+        rows: list[tuple[str, str]] = []
+        for chunk in chunked(list(ids)):
+            marks = _marks(len(chunk))
+            rows += self._all(
+                f"SELECT start, \"end\" FROM rels WHERE start IN ({marks}) AND type = 'COAUTHOR' "
+                f'UNION ALL SELECT "end", start FROM rels INDEXED BY rels_by_end_about '
+                f"WHERE \"end\" IN ({marks}) AND type = 'COAUTHOR'",
+                [*chunk, *chunk],
+            )
+        return rows
+
+    def coauthor_path(self, source: str, target: str, max_hops: int) -> list[str] | None:
+        found = self._all(
+            "SELECT COUNT(*) FROM nodes WHERE id IN (?, ?) AND label = 'Author'", (source, target)
+        )
+        if int(found[0][0]) < (1 if source == target else 2):
+            return None
+        return paths.shortest_path(self._tie_ends, source, target, max_hops)
+
+    # -- time ----------------------------------------------------------------------------------
+    def coauthors_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        found: dict[str, list[Weighted]] = {}
+        for nid in dict.fromkeys(ids):
+            rows = self._all(
+                f"SELECT b.start AS other, COUNT(*) AS w FROM rels a {_YEAR_PAPERS} "
+                "WHERE a.start = ? AND a.type = 'AUTHORED' AND b.start <> a.start "
+                "GROUP BY b.start HAVING COUNT(*) >= ? ORDER BY w DESC, other LIMIT ?",
+                (*years, nid, min_weight, max(0, limit)),
+            )
+            found[nid] = [Weighted(o, int(w)) for o, w in rows]
+        return [found[i] for i in ids]
+
+    def coauthor_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        unique = sorted(set(ids))
+        edges: list[PairEdge] = []
+        step = CHUNK // 2
+        for starts in chunked(unique, step):
+            for ends in chunked(unique, step):
+                rows = self._all(
+                    f"SELECT a.start, b.start, COUNT(*) FROM rels a {_YEAR_PAPERS} "
+                    f"WHERE a.start IN ({_marks(len(starts))}) AND a.type = 'AUTHORED' AND b.start > a.start "
+                    f"AND b.start IN ({_marks(len(ends))}) GROUP BY a.start, b.start HAVING COUNT(*) >= ?",
+                    [*years, *starts, *ends, min_weight],
+                )
+                edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows)
+        edges.sort()
+        return edges
+
+    def _members(self, query: PaperQuery) -> tuple[str, list[Any]]:
+        """`` AND <paper id column> IN (...)`` for ``query``'s conditions (``""`` for none)."""
+        if query.text is not None:
+            raise GraphStoreError("a count by year or concept takes no text condition")
+        sets = self._paper_sets(query)
+        if not sets:
+            return "", []
+        return " IN (" + " INTERSECT ".join(sql for sql, _ in sets) + ")", [p for _, ps in sets for p in ps]
+
+    def paper_years(self, query: PaperQuery) -> list[YearCount]:
+        members, params = self._members(query)
+        where = f" AND id{members}" if members else ""
+        rows = self._all(
+            "SELECT year, COUNT(*) FROM nodes INDEXED BY nodes_by_order "
+            f"WHERE label = 'Paper' AND year IS NOT NULL{where} GROUP BY year ORDER BY year",
+            params,
+        )
+        return [YearCount(int(y), int(n)) for y, n in rows]
+
+    def concept_counts(
+        self, query: PaperQuery, kind: str | None, limit: int, about_only: bool = True
+    ) -> list[Weighted]:
+        members, params = self._members(query)
+        where = f" AND m.start{members}" if members else ""
+        kind_test = " AND c.kind = ?" if kind is not None else ""
+        about = " AND (m.type = 'INTRODUCES' OR m.about = 1)" if about_only else ""
+        # DISTINCT: a paper that mentions and introduces a concept counts once.
+        rows = self._all(
+            'SELECT c.id, COUNT(*) AS n FROM (SELECT DISTINCT m.start, m."end" AS cid FROM rels m '
+            f"WHERE m.type IN ('MENTIONS', 'INTRODUCES'){about}{where}) "
+            f"JOIN nodes c ON c.id = cid WHERE c.label = 'Concept'{kind_test} "
+            "GROUP BY c.id ORDER BY n DESC, c.id LIMIT ?",
+            [*params, *([kind] if kind is not None else []), max(0, limit)],
+        )
+        return [Weighted(str(c), int(n)) for c, n in rows]

@@ -31,7 +31,7 @@ from kg.errors import GraphStoreError
 from kg.merge import merge_properties
 from kg.models import PaperRecord, Properties, UpsertSummary
 from kg.provisional import without_phrase
-from kg.stores.protocol import AuthorMove, StoredSlot
+from kg.stores.protocol import AnalysisRow, AuthorMove, PairType, StoredSlot
 from kg.stores.sqlite import authors, check, keyphrases, schema
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
@@ -321,6 +321,22 @@ class SQLiteStore(SQLiteReads):
     def flush(self) -> None:
         return None
 
+    def save_analysis(self, pair: PairType, version: int, rows: Sequence[AnalysisRow]) -> None:
+        """Replace one graph's stored analytics (table ``analysis``, made on first use) and
+        record the version they were computed at; the store version stays."""
+
+        def save(c: sqlite3.Connection) -> None:
+            c.execute(ANALYSIS_DDL)
+            c.execute(ANALYSIS_INDEX)
+            c.execute("DELETE FROM analysis WHERE pair = ?", (pair,))
+            c.executemany("INSERT INTO analysis VALUES (?, ?, ?, ?, ?, ?)", [(pair, *r) for r in rows])
+            c.execute(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (f"analysis:{pair}", version),
+            )
+
+        self._write(save)
+
     def clear(self) -> None:
         def empty(c: sqlite3.Connection) -> None:
             for table in ("nodes", "rels", "name_keys", "fts", "keyphrases"):
@@ -349,6 +365,13 @@ class SQLiteStore(SQLiteReads):
                 reader.close()
             self._conn.close()
 
+
+# Stored graph analytics (kg.analyze): one row per node of each graph.
+ANALYSIS_DDL = (
+    "CREATE TABLE IF NOT EXISTS analysis (pair TEXT NOT NULL, node_id TEXT NOT NULL, degree REAL, "
+    "betweenness REAL, pagerank REAL, community INTEGER, PRIMARY KEY (pair, node_id)) WITHOUT ROWID"
+)
+ANALYSIS_INDEX = "CREATE INDEX IF NOT EXISTS analysis_by_community ON analysis (pair, community)"
 
 PROGRESS_STEPS = 20_000  # SQLite VM steps between deadline checks (~0.1-1 ms)
 
