@@ -14,75 +14,18 @@ papers, the co-author year range filters the network, and every read is a bounde
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, Request, Route, sync_playwright
+from playwright.sync_api import Page
+
+from tests.api.pages.conftest import Traffic
 
 # slow: the fixture ingests the examples with the real spaCy model before serving.
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-CHROMIUM = "/usr/bin/chromium"
-TIMEOUT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Playwright]:
-    with sync_playwright() as pw:
-        yield pw
-
-
-@pytest.fixture(scope="module")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    # Playwright's own browser download cannot work here: the system Chromium from apt.
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-    yield browser
-    browser.close()
-
-
-class Traffic:
-    """What a page asked for: requests to 127.0.0.1 (allowed), anything else (aborted)."""
-
-    def __init__(self) -> None:
-        self.local: list[Request] = []
-        self.outside: list[str] = []
-        self.errors: list[str] = []
-
-    def route(self, route: Route) -> None:
-        host = urlsplit(route.request.url).hostname
-        if host == "127.0.0.1":
-            self.local.append(route.request)
-            route.continue_()
-        else:
-            self.outside.append(route.request.url)
-            route.abort()
-
-    def graphql_posts(self) -> list[dict[str, Any]]:
-        bodies = []
-        for r in self.local:
-            if urlsplit(r.url).path == "/graphql" and r.method == "POST":
-                bodies.append(json.loads(r.post_data or "{}"))
-        return bodies
-
-
-@pytest.fixture()
-def page(browser: Browser) -> Iterator[tuple[Page, Traffic]]:
-    context = browser.new_context(viewport={"width": 1400, "height": 850})
-    traffic = Traffic()
-    context.route("**/*", traffic.route)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.on("pageerror", lambda e: traffic.errors.append(f"page error: {e}"))
-    page.on("console", lambda m: traffic.errors.append(m.text) if m.type == "error" else None)
-    yield page, traffic
-    context.close()
-    assert traffic.outside == [], f"requests left 127.0.0.1: {traffic.outside}"
-    assert traffic.errors == [], f"errors in the page: {traffic.errors}"
 
 
 def api(base: str, query: str, **variables: Any) -> dict[str, Any]:
