@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
@@ -292,4 +292,34 @@ def test_explorer_coauthor_network_and_year_range(kg_serve: str, page: tuple[Pag
     titles = p.eval_on_selector_all("#paper-list .paper-title", "els => els.map(e => e.textContent)")
     assert titles == ["Implicit regularization of gradient descent in matrix factorization"]
     assert p.evaluate(NODE_PIXELS) > 100
+    assert_bounded(traffic)
+
+
+def test_explorer_rare_concept_keeps_the_form_and_draws_its_weaker_ties(
+    kg_serve: str, page: tuple[Page, Traffic]
+) -> None:
+    """A concept that shares 2 papers with no other is drawn with its ties of 1 paper, says so,
+    and the form keeps "Min. shared papers" at its default of 2 (it used to be reset to 1)."""
+    p, traffic = page
+    names = [
+        c["name"]
+        for c in api(kg_serve, "{ concepts(first: 100, orderBy: PAPER_COUNT) { nodes { name } } }")[
+            "concepts"
+        ]["nodes"]
+    ]
+    graph = "query($c: String!, $w: Int!) { conceptGraph(concept: $c, minWeight: $w) { edges { source } } }"
+    rare = next(
+        n
+        for n in names
+        if not api(kg_serve, graph, c=n, w=2)["conceptGraph"]["edges"]
+        and api(kg_serve, graph, c=n, w=1)["conceptGraph"]["edges"]
+    )
+    p.goto(f"{kg_serve}/explore?concept={quote(rare)}")
+    wait_ready(p)
+    p.wait_for_function("() => document.querySelector('#status').textContent.includes('none shares 2')")
+    assert p.input_value("#concept-form input[name=minWeight]") == "2"
+    assert p.evaluate("() => window.kgExplorer.graph.order") > 1
+    assert (
+        p.evaluate("() => window.kgExplorer.graph.getNodeAttribute(window.kgExplorer.focus, 'name')") == rare
+    )
     assert_bounded(traffic)
