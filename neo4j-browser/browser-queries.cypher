@@ -54,11 +54,13 @@ LIMIT 25;
 // ---------------------------------------------------------------------------------------------
 // 1. A concept's neighbourhood (graph view).
 //    The concept with: the papers that mention it (highest score first) or introduce it, its
-//    broader and narrower concepts, and the concepts it co-occurs with most often.
-//    $name must be the exact Concept.name (use query 0 to find it); $limit caps each part.
+//    broader and narrower concepts (the most mentioned first), and the concepts it co-occurs
+//    with most often. $name must be the exact Concept.name (use query 0 to find it); $limit
+//    caps each part, so the picture has at most 4 x $limit + 1 nodes (on 10k papers "neural
+//    networks" alone had 105 narrower concepts: 151 nodes before the cap).
 // ---------------------------------------------------------------------------------------------
 :param name => 'language models';
-:param limit => 25;
+:param limit => 15;
 
 MATCH (c:Concept {name: $name})
 CALL (c) {
@@ -68,8 +70,8 @@ CALL (c) {
   MATCH path = (c)<-[:INTRODUCES]-(:Paper)
   RETURN path LIMIT $limit
   UNION
-  MATCH path = (c)-[:BROADER]-(:Concept)
-  RETURN path
+  MATCH path = (c)-[:BROADER]-(other:Concept)
+  RETURN path ORDER BY COUNT { (other)<-[:MENTIONS]-(:Paper) } DESC, other.name LIMIT $limit
   UNION
   MATCH path = (c)-[co:CO_OCCURS]-(:Concept)
   RETURN path ORDER BY co.papers DESC LIMIT $limit
@@ -109,24 +111,40 @@ RETURN [k IN keys(v) | v[k]] AS nodes,
 
 // ---------------------------------------------------------------------------------------------
 // 3. An author's co-author network (graph view).
-//    The author, their co-authors, and every COAUTHOR edge among that circle (so you also see
-//    which co-authors work with each other), keeping edges with at least $minPapers joint papers.
+//    The author (marked: the Searched label, drawn larger and darker), their $limit co-authors
+//    with the most joint papers, and among those co-authors each one's 2 strongest ties with at
+//    least $minPapers joint papers (so you also see who works with whom). At most $limit + 1
+//    nodes and 3 x $limit edges: readable at any size (on 10k papers the whole circle was 87
+//    authors and 500 edges, and Browser cut the result at 500). Query 3b lists every co-author.
 // ---------------------------------------------------------------------------------------------
 :param author => 'Jonathan Berant';
 :param minPapers => 1;
+:param limit => 25;
 
-MATCH (a:Author {name: $author})
-OPTIONAL MATCH (a)-[:COAUTHOR]-(co:Author)
-WITH a, collect(DISTINCT co) + [a] AS circle
-UNWIND circle AS x
-MATCH path = (x)-[r:COAUTHOR]->(y:Author)
-WHERE y IN circle AND r.papers >= $minPapers
-// picture tail (see the top of this file)
-WITH collect(path) AS paths WHERE size(paths) > 0
-WITH apoc.coll.toSet(apoc.coll.flatten([p IN paths | nodes(p)])) AS ns,
+MATCH (a:Author {name: $author})-[r0:COAUTHOR]-(co:Author)
+WITH a, co ORDER BY r0.papers DESC, co.name LIMIT $limit
+WITH a, collect(co) AS circle
+CALL (a, circle) {
+  UNWIND circle AS x
+  MATCH path = (a)-[:COAUTHOR]-(x)
+  RETURN path
+  UNION
+  UNWIND circle AS x
+  MATCH (x)-[r:COAUTHOR]-(y:Author)
+  WHERE y IN circle AND r.papers >= $minPapers
+  WITH x, r ORDER BY r.papers DESC, elementId(r)
+  WITH x, collect(r)[..2] AS strongest
+  UNWIND strongest AS r
+  MATCH path = ()-[r]->()
+  RETURN path
+}
+// picture tail (see the top of this file); the searched author's copy also gets :Searched
+WITH a, collect(path) AS paths WHERE size(paths) > 0
+WITH a, apoc.coll.toSet(apoc.coll.flatten([p IN paths | nodes(p)])) AS ns,
      apoc.coll.toSet(apoc.coll.flatten([p IN paths | relationships(p)])) AS rs
 WITH rs, apoc.map.fromPairs([n IN ns | [elementId(n), apoc.create.vNode(
-       [l IN labels(n) WHERE NOT l STARTS WITH '__'], apoc.map.removeKey(properties(n), '_aliasText'))]]) AS v
+       [l IN labels(n) WHERE NOT l STARTS WITH '__'] + CASE WHEN n = a THEN ['Searched'] ELSE [] END,
+       apoc.map.removeKey(properties(n), '_aliasText'))]]) AS v
 RETURN [k IN keys(v) | v[k]] AS nodes,
        [r IN rs | apoc.create.vRelationship(v[elementId(startNode(r))], type(r), properties(r),
                                             v[elementId(endNode(r))])] AS relationships;
@@ -213,11 +231,15 @@ ORDER BY edition DESC, year DESC, title
 LIMIT $limit;
 
 // 5b. A venue's papers, their authors and topics (graph view).
-//    The venue's editions, up to $limit of their papers, and the papers' authors and topics
-//    (listings without author names, such as ICLR's double-blind ones, show topics only).
+//    The venue's editions, up to $pictureLimit of their papers, and the papers' authors and
+//    topics (listings without author names, such as ICLR's double-blind ones, show topics
+//    only). Its own limit, smaller than the table's: 100 NeurIPS papers drew 300+ nodes and
+//    Browser stopped at 300 ("Not all return nodes are being displayed").
+:param pictureLimit => 20;
+
 MATCH (v:Venue)<-[:PUBLISHED_IN]-(p:Paper)
 WHERE v.series = $venue OR v.name = $venue
-WITH v, p ORDER BY p.title LIMIT $limit
+WITH v, p ORDER BY p.title LIMIT $pictureLimit
 CALL (v, p) {
   MATCH path = (v)<-[:PUBLISHED_IN]-(p)
   RETURN path

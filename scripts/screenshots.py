@@ -1,13 +1,19 @@
 """Screenshots of the pages ``kg serve`` ships, from a real run, for the README.
 
-    python scripts/screenshots.py                 # ingest examples/listings into a temp dir, serve, shoot
+    python scripts/screenshots.py --listings DIR  # ingest DIR into a temp dir, serve, shoot
     python scripts/screenshots.py --url http://127.0.0.1:8000   # an already running kg serve
 
-Writes ``docs/explore.png`` (the concept graph with a concept's papers listed),
-``docs/explore-coauthors.png`` (the co-author network) and ``docs/graphiql.png`` (GraphiQL with
-the explorer plugin), using headless Chromium from the system (``--chromium``, default
-``/usr/bin/chromium``) through Playwright. Requests that would leave 127.0.0.1 are aborted, so
-the pictures show what an offline machine shows.
+The README's pictures are taken from a store of >= 10,000 real papers (the explorer's drawing
+budget and labels only matter at that size): unpack ``tests/data/paperlists-10k.tar.gz`` into
+a folder and pass it as ``--listings`` (the default, examples/listings, has 58 papers).
+
+Writes, each opened by its deep link: ``docs/explore.png`` (the concept graph around the
+second most frequent concept, its papers listed), ``docs/explore-coauthors.png`` (the co-author
+network of the author with most papers), ``docs/explore-paper.png`` (a paper whose title has a
+formula, typeset by KaTeX) and ``docs/graphiql.png`` (GraphiQL with the explorer plugin),
+using headless Chromium from the system (``--chromium``, default ``/usr/bin/chromium``)
+through Playwright. Requests that would leave 127.0.0.1 are aborted, so the pictures show what
+an offline machine shows.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 from playwright.sync_api import Page, Route, ViewportSize, sync_playwright
@@ -71,27 +77,38 @@ def offline(route: Route) -> None:
 
 
 def wait_ready(page: Page) -> None:
-    page.wait_for_function("() => document.body.dataset.state === 'ready'")
+    page.wait_for_function(
+        "() => document.body.dataset.state === 'ready' && document.body.dataset.labels === 'done'"
+    )
     page.wait_for_timeout(800)  # sigma draws on the next animation frame
 
 
-def click_node(page: Page, name: str) -> None:
-    x, y = page.evaluate(
-        """(name) => {
-          const r = window.kgExplorer.renderer, g = window.kgExplorer.graph;
-          const node = g.findNode((n, a) => a.name === name);
-          const v = r.framedGraphToViewport(r.getNodeDisplayData(node));
-          const box = document.querySelector('#graph').getBoundingClientRect();
-          return [box.left + v.x, box.top + v.y];
-        }""",
-        name,
-    )
-    page.mouse.click(x, y)
-    page.wait_for_function(
-        "(name) => document.querySelector('#details h2')?.textContent === name && "
-        "document.querySelectorAll('#paper-list li').length > 0",
-        arg=name,
-    )
+def first(url: str, query: str, *path: str | int) -> str:
+    """One value of a GraphQL answer from the server being shot."""
+    value: object = httpx.post(f"{url}/graphql", json={"query": query}, timeout=60).json()["data"]
+    for key in path:
+        value = value[key]  # type: ignore[index]
+    return str(value)
+
+
+def math_paper(url: str) -> str | None:
+    """The id of the first paper whose title has an inline formula, if any."""
+    after = None
+    for _ in range(20):
+        body = httpx.post(
+            f"{url}/graphql",
+            json={
+                "query": "query($a: String) { papers(first: 100, after: $a) "
+                "{ pageInfo { endCursor } nodes { id title } } }",
+                "variables": {"a": after},
+            },
+            timeout=60,
+        ).json()["data"]["papers"]
+        for p in body["nodes"]:
+            if p["title"].count("$") >= 2:
+                return str(p["id"])
+        after = body["pageInfo"]["endCursor"]
+    return None
 
 
 def shoot(url: str, out: Path, chromium: str) -> None:
@@ -103,25 +120,46 @@ def shoot(url: str, out: Path, chromium: str) -> None:
         page = context.new_page()
         page.set_default_timeout(60_000)
 
-        page.goto(f"{url}/explore")
-        wait_ready(page)
-        heaviest = page.evaluate(
-            "() => { const g = window.kgExplorer.graph; let best = null, w = -1;"
-            " g.forEachNode((n, a) => { if (a.weight > w) { w = a.weight; best = a.name; } }); return best; }"
+        concept = first(
+            url,
+            "{ concepts(first: 2, orderBy: PAPER_COUNT) { nodes { name } } }",
+            "concepts",
+            "nodes",
+            1,
+            "name",
         )
-        click_node(page, heaviest)
-        page.mouse.move(5, VIEWPORT["height"] - 5)  # off the node: no hover dimming in the picture
+        page.goto(f"{url}/explore?concept={quote(concept)}")
+        wait_ready(page)
+        page.mouse.move(5, VIEWPORT["height"] - 5)  # off the nodes: no hover dimming in the picture
         page.wait_for_timeout(300)
         page.screenshot(path=str(out / "explore.png"))
-        print(f"wrote {out / 'explore.png'} (concept graph, papers of {heaviest!r})")
+        print(f"wrote {out / 'explore.png'} (concept graph around {concept!r})")
 
-        page.click("#tab-coauthor")
+        author = first(
+            url,
+            "{ authors(first: 1, orderBy: PAPER_COUNT) { nodes { name } } }",
+            "authors",
+            "nodes",
+            0,
+            "name",
+        )
+        page.goto(f"{url}/explore?author={quote(author)}")
         wait_ready(page)
         page.wait_for_function("() => !document.querySelector('#years-note').textContent.includes('Loading')")
-        page.mouse.move(5, VIEWPORT["height"] - 5)  # no hover highlight in the picture
+        page.mouse.move(5, VIEWPORT["height"] - 5)
         page.wait_for_timeout(300)
         page.screenshot(path=str(out / "explore-coauthors.png"))
-        print(f"wrote {out / 'explore-coauthors.png'} (co-author network)")
+        print(f"wrote {out / 'explore-coauthors.png'} (co-author network of {author!r})")
+
+        paper = math_paper(url)
+        if paper:
+            page.goto(f"{url}/explore?paper={quote(paper)}")
+            wait_ready(page)
+            page.wait_for_selector("#details h2 .katex")
+            page.mouse.move(5, VIEWPORT["height"] - 5)
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(out / "explore-paper.png"))
+            print(f"wrote {out / 'explore-paper.png'} (paper {paper}, its title typeset)")
 
         page.goto(f"{url}/graphql")
         page.wait_for_selector(".graphiql-explorer-root")

@@ -110,3 +110,25 @@ def test_generated_guide_names_the_graphs_top_concept(example_graph: neo4j.Drive
     html_text = generate(example_graph, QUERIES_FILE)
     assert html_text.count("<slide>") == 6
     assert f"{{name: '{top}'}}" in html_text.replace("&#x27;", "'")
+
+
+def test_coauthor_picture_keeps_a_budget_and_marks_the_author(example_graph: neo4j.Driver) -> None:
+    """Query 3: at most $limit co-authors, each with at most 2 ties among them besides the one
+    to the author (<= 3 x $limit edges, under Browser's 500-item cut), the author marked."""
+    (query,) = [q for q in QUERIES if q.number == "3"]
+    with example_graph.session() as session:
+        params = {name: _value(session, expr) for name, expr in query.params.items()}
+        author = read_picks(session).authors[0].name
+    count = "MATCH (:Author {name: $a})-[:COAUTHOR]-(co) RETURN count(DISTINCT co) AS n"
+    coauthors = _run(example_graph, count, {"a": author})[0]["n"]
+    limit = max(2, coauthors - 2)  # fewer than the author has: the cut is exercised
+    assert coauthors > limit
+    params.update(author=author, limit=limit)
+    rows = _run(example_graph, query.cypher, params)
+    _check_picture(rows, "query 3")
+    nodes, rels = rows[0]["nodes"], rows[0]["relationships"]
+    assert len(nodes) == limit + 1
+    assert len(rels) <= 3 * limit and len(rels) <= 3 * len(nodes)
+    marked = [n for n in nodes if "Searched" in n.labels]
+    assert [n["name"] for n in marked] == [author]
+    assert {r.type for r in rels} == {"COAUTHOR"}

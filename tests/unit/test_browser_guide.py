@@ -20,7 +20,7 @@ def test_the_shipped_file_parses_with_numbers_titles_and_defaults() -> None:
     by_number = {q.number: q for q in queries}
     assert list(by_number) == ["0", "1", "2", "3", "3b", "4", "4b", "4c", "5", "5b"]
     assert by_number["1"].title == "A concept's neighbourhood (graph view)."
-    assert by_number["1"].params == {"name": "'language models'", "limit": "25"}
+    assert by_number["1"].params == {"name": "'language models'", "limit": "15"}
     assert by_number["4"].params == {}
     pictures = [q.number for q in queries if q.is_picture]
     assert pictures == ["1", "2", "3", "4", "4c", "5b"]
@@ -81,7 +81,7 @@ def test_guide_blocks_write_the_picks_into_the_queries() -> None:
     ]
     assert "{name: 'Ada O\\'Brien'}" in texts["3"][0]
     assert "co.papers >= 3" in texts["2"][0]
-    assert "LIMIT 25" in texts["1"][0]  # the file's default where the graph picks nothing
+    assert "LIMIT 15" in texts["1"][0]  # the file's default where the graph picks nothing
     assert all("$" not in t for _, t in blocks)
 
 

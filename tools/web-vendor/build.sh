@@ -25,5 +25,14 @@ e="$static/explore"
 mkdir -p "$e"
 node_modules/.bin/esbuild explore-vendor.mjs --bundle --minify --format=iife --target=es2020 \
   --legal-comments=none --metafile=meta.json --outfile="$e/vendor.min.js"
-node collect-licenses.mjs "$e/LICENSES.txt" --metafile meta.json
+# KaTeX (formulas in titles, abstracts and evidence): its own minified script, the auto-render
+# extension, the CSS and the woff2 fonts only (every browser the page supports reads woff2; the
+# CSS's woff/ttf fallbacks are never fetched by them).
+k="$e/katex"
+rm -rf "$k"
+mkdir -p "$k/fonts"
+cp node_modules/katex/dist/katex.min.js node_modules/katex/dist/katex.min.css "$k/"
+cp node_modules/katex/dist/contrib/auto-render.min.js "$k/"
+cp node_modules/katex/dist/fonts/*.woff2 "$k/fonts/"
+node collect-licenses.mjs "$e/LICENSES.txt" --metafile meta.json katex
 echo "built into $static (scratch: $scratch)"

@@ -1,7 +1,9 @@
 // Writes the licence texts of npm packages, and of everything they depend on, into one file.
 //
 // Usage: node collect-licenses.mjs OUT.txt PKG [PKG...]   (run inside the build's node_modules root)
-// or:    node collect-licenses.mjs OUT.txt --metafile META.json   (the packages esbuild bundled)
+// or:    node collect-licenses.mjs OUT.txt --metafile META.json [PKG...]   (the packages esbuild
+//        bundled, plus packages copied as they are, such as katex, without their dependencies:
+//        only the package's own files are shipped)
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -13,6 +15,7 @@ if (rest[0] === '--metafile') {
     const m = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
     if (m) roots.push(m[1]);
   }
+  roots.push(...rest.slice(2));
 } else {
   roots.push(...rest);
 }

@@ -22,8 +22,6 @@
     METRIC: "#b07aa1",
     CONCEPT: "#9c755f",
   };
-  var HOP_COLORS = ["#e15759", "#4e79a7", "#76b7b2", "#a0a0a0"];
-  var HOP_NAMES = ["searched author", "co-author", "2 hops", "3 hops"];
 
   var state = {
     mode: "concept",
@@ -35,6 +33,9 @@
     papersByAuthor: null, // author id -> [{id, year, authors}] for the year filter
     yearSpan: null,
     requests: 0,
+    focus: null, // the searched concept or author: marked and always labelled
+    labelled: {}, // node -> true: the labels chooseLabels found room for
+    showAll: false, // draw every link, not only the drawing budget
   };
 
   // ---------------------------------------------------------------- GraphQL
@@ -127,11 +128,19 @@
   var OPENING_RATIO = 1.2;  // the camera's zoom when a drawing opens (> 1: zoomed out)
   var LABEL_FONT = "system-ui, sans-serif", LABEL_SIZE = 13, LABEL_WEIGHT = "500";
 
-  function draw(graph, legend) {
+  // draw(graph, {focus, what}): graph holds every node and link the API gave; what is drawn
+  // is a budget of them (drawingBudget), coloured by community (communities), laid out with the
+  // communities apart (layOut), labelled where labels fit (chooseLabels), the focus (the
+  // searched concept or author) marked and always labelled.
+  function draw(graph, opts) {
+    opts = opts || {};
     if (state.renderer) state.renderer.kill();
     state.graph = graph;
     state.hovered = null;
     state.selected = null;
+    state.focus = opts.focus && graph.hasNode(opts.focus) ? opts.focus : null;
+    state.showAll = false;
+    state.labelled = {};
     var weights = graph.mapNodes(function (_, a) { return a.weight || 1; });
     var maxW = Math.max.apply(null, weights.concat([1]));
     var maxE = Math.max.apply(null, graph.mapEdges(function (_, a) { return a.weight; }).concat([1]));
@@ -145,16 +154,10 @@
         color: "#c9ccd1",
       });
     });
-    if (graph.order > 0) {
-      V.circular.assign(graph, { scale: 100 });
-      // Strong gravity keeps small components near the middle instead of in the corners.
-      var settings = V.forceAtlas2.inferSettings(graph);
-      settings.barnesHutOptimize = graph.order > 300;
-      settings.strongGravityMode = true;
-      settings.gravity = 0.05;
-      V.forceAtlas2.assign(graph, { iterations: graph.order > 400 ? 150 : 400, settings: settings });
-      spreadOut(graph);
-    }
+    var kept = drawingBudget(graph, state.focus);
+    graph.forEachEdge(function (edge) { graph.setEdgeAttribute(edge, "drawn", !!kept[edge]); });
+    var legend = colourCommunities(graph, communities(graph));
+    if (graph.order > 0) layOut(graph);
     state.renderer = new V.Sigma(graph, $("#graph"), {
       renderEdgeLabels: true,
       edgeLabelSize: 11,
@@ -162,11 +165,10 @@
       labelFont: LABEL_FONT,
       labelSize: LABEL_SIZE,
       labelWeight: LABEL_WEIGHT,
-      // Sigma shows the labels of the biggest nodes per grid cell: fewer on large graphs
-      // (zooming in shows the rest). Small graphs show every label: spreadOut has made room.
-      labelDensity: graph.order > 100 ? 0.25 : 50,
-      labelGridCellSize: graph.order > 100 ? 110 : 70,
-      labelRenderedSizeThreshold: 6,
+      // Which labels show is decided here (chooseLabels): sigma's own grid would pick by
+      // size only and let labels of neighbouring cells cross.
+      labelDensity: 0,
+      labelRenderedSizeThreshold: Infinity,
       zIndex: true,
       stagePadding: STAGE_PADDING,
       nodeReducer: nodeReducer,
@@ -179,9 +181,277 @@
     r.on("clickNode", function (e) { select(e.node); });
     r.on("enterNode", function (e) { state.hovered = e.node; r.refresh({ skipIndexation: true }); });
     r.on("leaveNode", function () { state.hovered = null; r.refresh({ skipIndexation: true }); });
-    r.on("clickStage", function () { state.selected = null; r.refresh({ skipIndexation: true }); });
+    r.on("clickStage", function () { state.selected = null; chooseLabels(); });
+    r.getCamera().on("updated", labelsSoon);
+    // The legend and the link toggle first: a longer legend can narrow the picture.
     renderLegend(legend);
+    renderLinkToggle();
+    chooseLabels();
+    // Once more after sigma's first frame: labels chosen before it crossed in 5 pairs of 35
+    // on the 10k-paper landing view (the picture's frame is only final once drawn).
+    labelsSoon();
     document.body.dataset.graphOrder = String(graph.order);
+  }
+
+  // ---------------------------------------------------------------- drawing budget
+  // At most LINKS_PER_NODE drawn links per drawn node: at real size the API's answer is a
+  // hairball (120 concepts and 4,213 links on a 17k-paper store), in which no tie can be
+  // followed. The rest stay in the graph, hidden, and "show all N links" draws them.
+  var LINKS_PER_NODE = 2;
+
+  // The links to draw, as {edgeKey: true}, in this order until the budget is spent:
+  // 1. a maximum spanning forest (Kruskal, heaviest first): every node keeps its strongest tie
+  //    and the picture stays as connected as the data is;
+  // 2. every link of the focus node (the view is about it; at most nodes - 1 links);
+  // 3. the remaining links by their best rank among their two ends' ties (a node's strongest
+  //    ties first, so a small node's few ties are not crowded out by a hub's), heaviest first.
+  // 1 and 2 are at most 2 (n - 1) links, within the budget of 2n.
+  function drawingBudget(graph, focus) {
+    var budget = LINKS_PER_NODE * graph.order;
+    var kept = {};
+    var count = 0;
+    function take(edge) { if (!kept[edge]) { kept[edge] = true; count += 1; } }
+    var edges = graph.edges().slice().sort(function (x, y) {
+      return graph.getEdgeAttribute(y, "weight") - graph.getEdgeAttribute(x, "weight") || (x < y ? -1 : x > y ? 1 : 0);
+    });
+    var parent = {};
+    function root(n) {
+      while (parent[n] !== undefined && parent[n] !== n) { parent[n] = parent[parent[n]] || parent[n]; n = parent[n]; }
+      return n;
+    }
+    edges.forEach(function (edge) {
+      var a = root(graph.source(edge)), b = root(graph.target(edge));
+      if (a !== b) { parent[a] = b; take(edge); }
+    });
+    if (focus) graph.forEachEdge(focus, function (edge) { take(edge); });
+    var rankAt = {};  // node -> edge -> rank among the node's ties (0 = strongest)
+    graph.forEachNode(function (node) {
+      rankAt[node] = {};
+      graph.edges(node).slice().sort(function (x, y) {
+        return graph.getEdgeAttribute(y, "weight") - graph.getEdgeAttribute(x, "weight") || (x < y ? -1 : x > y ? 1 : 0);
+      }).forEach(function (edge, i) { rankAt[node][edge] = i; });
+    });
+    var rest = edges.filter(function (edge) { return !kept[edge]; }).map(function (edge, order) {
+      var rank = Math.min(rankAt[graph.source(edge)][edge], rankAt[graph.target(edge)][edge]);
+      return { edge: edge, rank: rank, order: order };
+    });
+    rest.sort(function (x, y) { return x.rank - y.rank || x.order - y.order; });
+    for (var i = 0; i < rest.length && count < budget; i++) take(rest[i].edge);
+    return kept;
+  }
+
+  function drawnLinks() {
+    var g = state.graph;
+    if (!g) return 0;
+    if (state.showAll) return g.size;
+    return g.filterEdges(function (_, a) { return a.drawn; }).length;
+  }
+
+  // The button under the picture that draws every link, or only the budget again.
+  function renderLinkToggle() {
+    var box = $("#links");
+    if (!box) return;
+    clear(box);
+    var g = state.graph;
+    var hidden = g.size - g.filterEdges(function (_, a) { return a.drawn; }).length;
+    if (!hidden) { box.hidden = true; return; }
+    box.hidden = false;
+    var text = state.showAll
+      ? "Draw only the strongest " + (g.size - hidden) + " links"
+      : "Show all " + g.size + " links";
+    box.appendChild(el("span", { class: "note" }, state.showAll
+      ? "All " + g.size + " links drawn. "
+      : (g.size - hidden) + " of " + g.size + " links drawn (each node's strongest ties). "));
+    box.appendChild(el("button", { type: "button", id: "all-links", onclick: function () {
+      state.showAll = !state.showAll;
+      renderLinkToggle();
+      state.renderer.refresh({ skipIndexation: true });
+    } }, text));
+  }
+
+  // ---------------------------------------------------------------- communities
+  var COMMUNITY_COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+    "#b07aa1", "#ff9da7", "#9c755f"];
+  var OTHER_COLOR = "#bab0ac";
+
+  // The drawn links only (what the eye sees), as a graph of their own.
+  function drawnGraph(graph) {
+    var g = new V.Graph({ type: "undirected" });
+    graph.forEachNode(function (node, a) { g.addNode(node, { x: a.x, y: a.y, size: a.size }); });
+    graph.forEachEdge(function (edge, a, s, t) { if (a.drawn) g.addEdge(s, t, { weight: a.weight }); });
+    return g;
+  }
+
+  // Louvain communities of the drawn picture (weighted by shared papers), with a fixed random
+  // seed so the same query draws the same colours. Returns node -> community number.
+  function communities(graph) {
+    var g = drawnGraph(graph);
+    if (g.size === 0) {
+      var alone = {};
+      g.forEachNode(function (node, i) { alone[node] = 0; });
+      return alone;
+    }
+    return V.louvain(g, { getEdgeWeight: "weight", rng: seededRandom(29) });
+  }
+
+  function seededRandom(seed) {  // mulberry32
+    return function () {
+      seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+      var t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  // The biggest communities (by papers) get a colour each, the rest share grey; the legend
+  // names each by its heaviest node. Nodes get `community` (0 = biggest) and `color`.
+  function colourCommunities(graph, of) {
+    var groups = {};
+    graph.forEachNode(function (node, a) {
+      var c = of[node];
+      var g = groups[c] || (groups[c] = { members: [], weight: 0, top: null });
+      g.members.push(node);
+      g.weight += a.weight || 1;
+      if (!g.top || (a.weight || 0) > (graph.getNodeAttribute(g.top, "weight") || 0)) g.top = node;
+    });
+    var ranked = Object.keys(groups).map(function (k) { return groups[k]; }).sort(function (x, y) {
+      return y.weight - x.weight || y.members.length - x.members.length;
+    });
+    var legend = [];
+    var rest = 0;
+    ranked.forEach(function (g, i) {
+      var color = i < COMMUNITY_COLORS.length && g.members.length > 1 ? COMMUNITY_COLORS[i] : OTHER_COLOR;
+      g.members.forEach(function (node) { graph.mergeNodeAttributes(node, { community: i, color: color }); });
+      if (color === OTHER_COLOR) rest += g.members.length;
+      else legend.push({ name: graph.getNodeAttribute(g.top, "name") + " (" + g.members.length + ")", color: color });
+    });
+    if (rest) legend.push({ name: "smaller groups (" + rest + ")", color: OTHER_COLOR });
+    return legend;
+  }
+
+  // ---------------------------------------------------------------- layout
+  // Each community starts on its own spot of a circle, its nodes around it; ForceAtlas2 on the
+  // drawn links (LinLog mode, which pulls a community together and pushes communities apart)
+  // then settles it; spreadOut finally removes overlapping circles at the size on screen.
+  function layOut(graph) {
+    var g = drawnGraph(graph);
+    var members = {};
+    graph.forEachNode(function (node, a) { (members[a.community] = members[a.community] || []).push(node); });
+    var keys = Object.keys(members).sort(function (x, y) { return members[y].length - members[x].length; });
+    keys.forEach(function (k, i) {
+      var angle = (2 * Math.PI * i) / keys.length;
+      var far = keys.length > 1 ? 100 : 0;
+      var cx = far * Math.cos(angle), cy = far * Math.sin(angle);
+      var spread = 8 * Math.sqrt(members[k].length);
+      members[k].forEach(function (node, j) {
+        var t = (2 * Math.PI * j) / members[k].length;
+        g.mergeNodeAttributes(node, { x: cx + spread * Math.cos(t), y: cy + spread * Math.sin(t) });
+      });
+    });
+    var settings = V.forceAtlas2.inferSettings(g);
+    settings.barnesHutOptimize = g.order > 300;
+    settings.linLogMode = true;
+    settings.outboundAttractionDistribution = true;
+    settings.strongGravityMode = true;
+    settings.gravity = 0.5;
+    V.forceAtlas2.assign(g, { iterations: g.order > 400 ? 200 : 500, settings: settings });
+    g.forEachNode(function (node, a) { graph.mergeNodeAttributes(node, { x: a.x, y: a.y }); });
+    pullApart(graph);
+    spreadOut(graph);
+  }
+
+  // Moves each community away from the picture's centre by half its centroid's distance, so
+  // that communities sit apart with a gap between them (ForceAtlas2 leaves them touching).
+  // The focus stays where it is: at the centre of its own neighbourhood.
+  var PULL_APART = 0.5;
+  function pullApart(graph) {
+    var sums = {};
+    var mx = 0, my = 0;
+    graph.forEachNode(function (node, a) {
+      var c = sums[a.community] || (sums[a.community] = { x: 0, y: 0, n: 0 });
+      c.x += a.x; c.y += a.y; c.n += 1; mx += a.x; my += a.y;
+    });
+    if (Object.keys(sums).length < 2) return;
+    mx /= graph.order; my /= graph.order;
+    graph.forEachNode(function (node, a) {
+      if (node === state.focus) return;
+      var c = sums[a.community];
+      graph.mergeNodeAttributes(node, {
+        x: a.x + PULL_APART * (c.x / c.n - mx),
+        y: a.y + PULL_APART * (c.y / c.n - my),
+      });
+    });
+  }
+
+  // ---------------------------------------------------------------- labels
+  // A label is shown where it fits: nodes in order of importance (the focus, the selected node,
+  // its neighbours, then by papers) each get their label unless its box (circle plus label, in
+  // screen pixels at the current zoom) would overlap one already shown or leave the picture.
+  // Zooming in makes room, so more labels show; it is redone when the camera moves.
+  var LABEL_GAP = 2;
+  var labelTimer = null;
+  function labelsSoon() {
+    document.body.dataset.labels = "pending";
+    if (labelTimer) clearTimeout(labelTimer);
+    labelTimer = setTimeout(function () { labelTimer = null; chooseLabels(); }, 60);
+  }
+
+  var measureCtx = null;
+  function labelWidth(text) {
+    if (!measureCtx) {
+      measureCtx = document.createElement("canvas").getContext("2d");
+      measureCtx.font = LABEL_WEIGHT + " " + LABEL_SIZE + "px " + LABEL_FONT;
+    }
+    return measureCtx.measureText(String(text || "")).width;
+  }
+
+  function labelBox(r, node, label) {
+    var d = r.getNodeDisplayData(node);
+    if (!d) return null;
+    var v = r.framedGraphToViewport(d);
+    var s = r.scaleSize ? r.scaleSize(d.size) : d.size;
+    var h = Math.max(s, LABEL_SIZE / 2 + 2);
+    return { x0: v.x - s, x1: v.x + s + 3 + labelWidth(label), y0: v.y - h, y1: v.y + h };
+  }
+
+  function labelPriority(g) {
+    var first = {};
+    if (state.focus) first[state.focus] = 3;
+    if (state.selected) {
+      first[state.selected] = Math.max(first[state.selected] || 0, 2);
+      g.forEachNeighbor(state.selected, function (n) { first[n] = Math.max(first[n] || 0, 1); });
+    }
+    return g.nodes().sort(function (x, y) {
+      return (first[y] || 0) - (first[x] || 0) ||
+        (g.getNodeAttribute(y, "weight") || 0) - (g.getNodeAttribute(x, "weight") || 0) || (x < y ? -1 : 1);
+    });
+  }
+
+  function chooseLabels() {
+    var r = state.renderer, g = state.graph;
+    if (!r || !g) return;
+    var dims = r.getDimensions();
+    var shown = [];
+    var labelled = {};
+    labelPriority(g).forEach(function (node) {
+      var label = g.getNodeAttribute(node, "label");
+      if (!label) return;
+      var b = labelBox(r, node, label);
+      if (!b) return;
+      var must = node === state.focus || node === state.selected;
+      if (!must) {
+        if (b.x1 > dims.width || b.x0 < 0 || b.y0 < 0 || b.y1 > dims.height) return;
+        for (var i = 0; i < shown.length; i++) {
+          var o = shown[i];
+          if (b.x0 < o.x1 + LABEL_GAP && o.x0 < b.x1 + LABEL_GAP && b.y0 < o.y1 + LABEL_GAP && o.y0 < b.y1 + LABEL_GAP) return;
+        }
+      }
+      shown.push(b);
+      labelled[node] = true;
+    });
+    state.labelled = labelled;
+    r.refresh({ skipIndexation: true });
+    if (!labelTimer) document.body.dataset.labels = "done";
   }
 
   // Pushes apart nodes whose circles or labels would overlap on screen: force-directed layouts
@@ -194,6 +464,7 @@
   // are converted to screen pixels for the drawing's size on screen (the container less
   // sigma's stage padding, at the camera's opening zoom), and the drawing is kept at that size
   // while it is spread.
+  var LABEL_ROOM_NODES = 60;
   function spreadOut(graph) {
     var el = $("#graph");
     var wide = Math.max((el.clientWidth - 2 * STAGE_PADDING) / OPENING_RATIO, 200);
@@ -201,8 +472,13 @@
     var ctx = document.createElement("canvas").getContext("2d");
     ctx.font = LABEL_WEIGHT + " " + LABEL_SIZE + "px " + LABEL_FONT;
     var ids = graph.nodes();
+    // Small pictures make room for every label; on larger ones there is no room for all of
+    // them, and pushing every label box apart tore the communities up: only circles are
+    // separated, and chooseLabels shows the labels that fit.
+    var withLabels = ids.length <= LABEL_ROOM_NODES;
     var boxes = ids.map(function (id) {
       var a = graph.getNodeAttributes(id);
+      if (!withLabels) return { left: a.size + 1, right: a.size + 1, half: a.size + 1 };
       var half = Math.max(a.size, LABEL_SIZE / 2 + 2);
       return { left: a.size, right: a.size + 4 + ctx.measureText(String(a.label || "")).width, half: half };
     });
@@ -225,7 +501,8 @@
   // side left 9 pairs crossing among 40 nodes where the rectangle leaves 6.
   function separate(px, py, boxes, wide, high) {
     var GAP = 3;
-    for (var pass = 0; pass < 400; pass++) {
+    var passes = px.length > 300 ? 30 : 400;  // each pass is n^2 / 2 comparisons
+    for (var pass = 0; pass < passes; pass++) {
       var clash = false;
       for (var i = 0; i < px.length; i++) {
         var a = boxes[i];
@@ -258,11 +535,15 @@
     for (var i = 0; i < v.length; i++) v[i] = mid + (v[i] - mid) * k;
   }
 
-  // Hovering a node dims everything but it and its neighbours; a clicked node keeps the rest of
-  // the picture (its neighbours' labels and its links are brought forward).
+  // Labels: those chooseLabels picked (they fit), and the hovered node's. Hovering a node dims
+  // everything but it and its neighbours. The focus (the searched concept or author) and the
+  // clicked node are highlighted: a boxed label, drawn above the rest.
   function nodeReducer(node, data) {
     var res = Object.assign({}, data);
     var g = state.graph;
+    var labelled = !!state.labelled[node];
+    res.label = labelled ? data.label : "";
+    res.forceLabel = labelled;
     if (state.hovered) {
       if (node !== state.hovered && !g.areNeighbors(node, state.hovered)) {
         res.color = "#e5e7eb";
@@ -270,24 +551,33 @@
         res.zIndex = 0;
       } else {
         res.zIndex = 1;
-        res.forceLabel = true;
+        if (node === state.hovered) { res.label = data.label; res.forceLabel = true; }
       }
     } else if (state.selected && (node === state.selected || g.areNeighbors(node, state.selected))) {
-      res.forceLabel = true;
       res.zIndex = 1;
+    }
+    if (node === state.focus) {
+      res.searched = true;
+      res.highlighted = true;
+      res.zIndex = 2;
     }
     if (node === state.selected) res.highlighted = true;
     return res;
   }
 
+  // Links outside the drawing budget are hidden unless "show all" is on; those of the hovered
+  // or clicked node are always drawn, so a node's every tie is one click away.
   function edgeReducer(edge, data) {
     var res = Object.assign({}, data);
-    var focus = state.hovered || state.selected;
+    // The weights of the hovered node's links only: on every link they covered the labels.
+    res.label = state.hovered && state.graph.hasExtremity(edge, state.hovered) ? data.label : "";
+    // The focus is selected when a view opens: its links (all drawn) keep their colour.
+    var focus = state.hovered || (state.selected !== state.focus ? state.selected : null);
     if (focus && state.graph.hasExtremity(edge, focus)) {
       res.color = "#4b5563";
-      res.forceLabel = true;
+      res.forceLabel = focus === state.hovered;
       res.zIndex = 1;
-    } else if (state.hovered) {
+    } else if (state.hovered || (!data.drawn && !state.showAll)) {
       res.hidden = true;
     }
     return res;
@@ -343,7 +633,17 @@
     showClamped(form, vars);
     setBusy(true);
     setStatus("Loading the concept graph...");
+    var loosened = false;
     return gql(CONCEPT_GRAPH, vars)
+      .then(function (data) {
+        // A rare concept shares no paper count as high as the form asks with any other: draw
+        // its ties of 1 paper rather than a lone dot, and say so (the form keeps its value).
+        if (vars.concept && vars.minWeight > 1 && !data.conceptGraph.edges.length) {
+          loosened = true;
+          return gql(CONCEPT_GRAPH, Object.assign({}, vars, { minWeight: 1 }));
+        }
+        return data;
+      })
       .then(function (data) {
         var network = data.conceptGraph;
         var names = network.nodes.map(function (n) { return n.name; });
@@ -351,19 +651,15 @@
           var kindByName = {};
           names.forEach(function (name, i) { kindByName[name] = kinds[i] ? kinds[i].kind : "CONCEPT"; });
           var kindOf = function (n) { return kindByName[n.name] || "CONCEPT"; };
-          var present = {};
-          network.nodes.forEach(function (n) { present[kindOf(n)] = true; });
-          var legend = Object.keys(KIND_COLORS)
-            .filter(function (k) { return present[k]; })
-            .map(function (k) { return { name: k.toLowerCase(), color: KIND_COLORS[k] }; });
-          draw(buildGraph(network, function (n) { return KIND_COLORS[kindOf(n)]; }, kindOf), legend);
+          var center = vars.concept ? network.nodes.find(function (n) { return n.name === vars.concept; }) ||
+            network.nodes.find(function (n) { return n.name.toLowerCase() === vars.concept.toLowerCase(); }) : null;
+          draw(buildGraph(network, function (n) { return KIND_COLORS[kindOf(n)]; }, kindOf),
+            { focus: center ? center.id : null });
           var around = vars.concept ? " around \u201c" + vars.concept + "\u201d" : "";
-          setStatus(describe(network, "concepts" + around, ", min. " + vars.minWeight + " shared papers"));
-          if (vars.concept && network.nodes.length) {
-            var center = network.nodes.find(function (n) { return n.name === vars.concept; }) ||
-              network.nodes.find(function (n) { return n.name.toLowerCase() === vars.concept.toLowerCase(); });
-            if (center) select(center.id);
-          }
+          setStatus(describe(network, "concepts" + around, loosened
+            ? ", min. 1 shared paper (none shares " + vars.minWeight + ")"
+            : ", min. " + vars.minWeight + " shared papers"));
+          if (center) select(center.id, !state.paper);
         });
       })
       .catch(fail)
@@ -391,6 +687,7 @@
       .then(function (name) {
         if (!name) throw new Error("the graph has no authors");
         form.author.value = name;
+        rememberView(true);
         var vars = {
           author: name,
           depth: clampInt(form.depth.value, 1, 3, 1),
@@ -464,20 +761,18 @@
     var net = view.network;
     var center = state.network.nodes.find(function (n) { return n.name === state.centerName; });
     var dist = center ? hops(net, center.id) : {};
-    var hopOf = function (n) { return Math.min(dist[n.id] === undefined ? 3 : dist[n.id], 3); };
     var graph = buildGraph(
       net,
-      function (n) { return HOP_COLORS[hopOf(n)]; },
+      function () { return OTHER_COLOR; },
       function () { return "AUTHOR"; }
     );
-    var used = {};
-    net.nodes.forEach(function (n) { used[hopOf(n)] = true; });
-    var legend = HOP_NAMES.map(function (name, i) { return { name: name, color: HOP_COLORS[i] }; })
-      .filter(function (_, i) { return used[i]; });
-    draw(graph, legend);
+    graph.forEachNode(function (node) {
+      graph.setNodeAttribute(node, "hops", dist[node] === undefined ? null : dist[node]);
+    });
+    draw(graph, { focus: center && graph.hasNode(center.id) ? center.id : null });
     var extra = view.filtered ? ", papers of " + view.range[0] + "\u2013" + view.range[1] : "";
     setStatus(describe(net, "authors around " + state.centerName, extra));
-    if (center && graph.hasNode(center.id)) select(center.id);
+    if (center && graph.hasNode(center.id)) select(center.id, !state.paper);
   }
 
   function loadAuthorYears(network) {
@@ -523,6 +818,32 @@
     return [lo, hi];
   }
 
+  // ---------------------------------------------------------------- text as written
+  // Titles, abstracts and evidence sentences keep the LaTeX their authors wrote
+  // ("$\\texttt{SPIN}$: ..."); KaTeX (katex/, served from here) typesets it in place. Text
+  // without delimiters, or with a formula KaTeX cannot read, is left as it is.
+  var MATH_DELIMITERS = [
+    { left: "$$", right: "$$", display: false },
+    { left: "\\(", right: "\\)", display: false },
+    { left: "\\[", right: "\\]", display: false },
+    { left: "$", right: "$", display: false },
+  ];
+  function withMath(node) {
+    if (window.renderMathInElement && /\$|\\\(|\\\[/.test(node.textContent)) {
+      window.renderMathInElement(node, { delimiters: MATH_DELIMITERS, throwOnError: false });
+    }
+    return node;
+  }
+
+  // The first `length` characters of `text`, moved back to before an unclosed `$`: cutting a
+  // formula in half would show its LaTeX raw.
+  function cutOutsideMath(text, length) {
+    var cut = text.slice(0, length);
+    var dollars = (cut.match(/(^|[^\\])\$/g) || []).length;
+    if (dollars % 2 === 1) cut = cut.slice(0, cut.lastIndexOf("$"));
+    return cut;
+  }
+
   // ---------------------------------------------------------------- details panel
   var CONCEPT_PAPERS = "query ConceptPapers($name: String!) {\n" +
     "  concept(name: $name) {\n    name kind aliases paperCount narrower { name }\n" +
@@ -534,10 +855,13 @@
   var PAPER = "query Paper($id: ID!) {\n  paper(id: $id) {\n    id title year url abstract venue { name }\n" +
     "    authors { name } concepts(first: 12) { concept { name kind } evidence }\n  }\n}";
 
-  function select(node) {
+  function select(node, withPanel) {
     if (!state.graph || !state.graph.hasNode(node)) return;
     state.selected = node;
-    state.renderer.refresh({ skipIndexation: true });
+    chooseLabels();
+    if (withPanel === false) return;
+    state.paper = null;
+    rememberView();
     var name = state.graph.getNodeAttribute(node, "name");
     if (state.graph.getNodeAttribute(node, "kind") === "AUTHOR") showAuthor(name);
     else showConcept(name);
@@ -550,10 +874,10 @@
     return el(
       "li",
       { class: "paper" },
-      el("a", { href: "#", class: "paper-title", onclick: function (e) { e.preventDefault(); showPaper(p.id); } },
-        p.title),
+      withMath(el("a", { href: "#", class: "paper-title", onclick: function (e) { e.preventDefault(); showPaper(p.id); } },
+        p.title)),
       meta ? el("span", { class: "meta" }, " " + meta) : null,
-      evidence ? el("blockquote", { class: "evidence" }, evidence) : null
+      evidence ? withMath(el("blockquote", { class: "evidence" }, evidence)) : null
     );
   }
 
@@ -565,7 +889,7 @@
     var via = own || mentions.find(function (m) { return narrower[m.concept.name]; });
     if (!via) return null;
     var sentence = via.evidence[0];
-    if (sentence.length > 320) sentence = sentence.slice(0, 317) + "...";
+    if (sentence.length > 320) sentence = cutOutsideMath(sentence, 317) + "...";
     return "\u201c" + sentence + "\u201d" + (own ? "" : " (via " + via.concept.name + ")");
   }
 
@@ -622,11 +946,13 @@
   }
 
   function showPaper(id) {
+    state.paper = id;
+    rememberView();
     return gql(PAPER, { id: id }).then(function (data) {
       var p = data.paper;
       var box = panel();
-      if (!p) { box.appendChild(el("p", { class: "note" }, "No paper " + id + ".")); return; }
-      box.appendChild(el("h2", {}, p.title));
+      if (!p) { box.appendChild(el("p", { class: "note" }, "No paper " + id + ".")); return null; }
+      box.appendChild(withMath(el("h2", {}, p.title)));
       box.appendChild(el("p", { class: "meta" }, [p.year, p.venue && p.venue.name].filter(Boolean).join(" \u00b7 ")));
       var authors = el("ul", { class: "chips" });
       p.authors.forEach(function (a) {
@@ -635,17 +961,18 @@
         } }, a.name)));
       });
       box.appendChild(authors);
-      if (p.abstract) box.appendChild(el("p", { class: "abstract" }, p.abstract));
+      if (p.abstract) box.appendChild(withMath(el("p", { class: "abstract" }, p.abstract)));
       var concepts = el("ul", { class: "mentions" });
       p.concepts.forEach(function (m) {
         concepts.appendChild(el("li", {},
           el("a", { href: "#", style: "color:" + (KIND_COLORS[m.concept.kind] || "#333"), onclick: function (e) {
             e.preventDefault(); openConcept(m.concept.name);
           } }, m.concept.name),
-          m.evidence.length ? el("blockquote", { class: "evidence" }, "\u201c" + m.evidence[0] + "\u201d") : null));
+          m.evidence.length ? withMath(el("blockquote", { class: "evidence" }, "\u201c" + m.evidence[0] + "\u201d")) : null));
       });
       box.appendChild(el("h3", {}, "Concepts"));
       box.appendChild(concepts);
+      return p;
     }).catch(fail);
   }
 
@@ -693,8 +1020,8 @@
             a.name + " (" + a.paperCount + ")");
         }],
         ["Papers", d.papers.nodes, function (p) {
-          return el("a", { href: "#", onclick: function (e) { e.preventDefault(); box.hidden = true; showPaper(p.id); } },
-            p.title + (p.year ? " (" + p.year + ")" : ""));
+          return withMath(el("a", { href: "#", onclick: function (e) { e.preventDefault(); box.hidden = true; showPaper(p.id); } },
+            p.title + (p.year ? " (" + p.year + ")" : "")));
         }],
       ];
       var any = false;
@@ -718,33 +1045,92 @@
     document.querySelectorAll(".mode-form").forEach(function (f) { f.hidden = f.dataset.mode !== mode; });
   }
 
+  // The form's "Min. shared papers" stays as it is (opening a concept used to reset it to 1,
+  // which drew 120 nodes and 3,958 links around "reinforcement learning" on 17k papers).
   function openConcept(name) {
     setMode("concept");
     $("#concept-form").concept.value = name;
-    $("#concept-form").minWeight.value = 1;
-    updateHash();
+    state.paper = null;
+    rememberView();
     return loadConceptGraph();
   }
 
   function openAuthor(name) {
     setMode("coauthor");
     $("#coauthor-form").author.value = name;
-    updateHash();
+    state.paper = null;
+    rememberView();
     return loadCoauthors();
   }
 
   function load() {
-    updateHash();
+    rememberView();
     return state.mode === "concept" ? loadConceptGraph() : loadCoauthors();
   }
 
-  function updateHash() {
+  // ---------------------------------------------------------------- deep links
+  // The address says what is on screen, so a picture can be shared: /explore?concept=NAME,
+  // ?author=NAME (the co-author network), ?paper=ID (its details, the graph around its first
+  // concept), with the form's other values when they differ from its defaults
+  // (?concept=bandits&minWeight=3). Each view the user opens is a history entry (Back works).
+  var FORM_KEYS = { concept: ["minWeight", "depth", "maxNodes"], coauthor: ["depth", "maxNodes"] };
+
+  function viewQuery() {
     var p = new URLSearchParams();
-    p.set("mode", state.mode);
     var form = state.mode === "concept" ? $("#concept-form") : $("#coauthor-form");
     var key = state.mode === "concept" ? "concept" : "author";
-    if (form[key].value.trim()) p.set(key, form[key].value.trim());
-    history.replaceState(null, "", "#" + p.toString());
+    var value = form[key].value.trim();
+    if (value) p.set(key, value);
+    else if (state.mode === "coauthor") p.set("mode", "coauthor");
+    FORM_KEYS[state.mode].forEach(function (k) {
+      var input = form[k];
+      if (input.value !== "" && input.value !== input.defaultValue) p.set(k, input.value);
+    });
+    if (state.paper) p.set("paper", state.paper);
+    var text = p.toString();
+    return text ? "?" + text : "";
+  }
+
+  function rememberView(replace) {
+    var url = window.location.pathname + viewQuery();
+    if (url === window.location.pathname + window.location.search && !window.location.hash) return;
+    if (replace || !state.started) history.replaceState(null, "", url);
+    else history.pushState(null, "", url);
+  }
+
+  // The view an address asks for: the query string, or the hash of older links (#mode=...).
+  function applyAddress() {
+    var params = new URLSearchParams(window.location.search);
+    if (!["concept", "author", "paper", "mode"].some(function (k) { return params.has(k); })) {
+      params = new URLSearchParams(window.location.hash.slice(1));
+    }
+    var mode = params.has("author") || params.get("mode") === "coauthor" ? "coauthor" : "concept";
+    setMode(mode);
+    var cform = $("#concept-form"), aform = $("#coauthor-form");
+    cform.concept.value = params.get("concept") || "";
+    aform.author.value = params.get("author") || "";
+    [cform, aform].forEach(function (form) {
+      var keys = FORM_KEYS[form === cform ? "concept" : "coauthor"];
+      keys.forEach(function (k) { form[k].value = params.get(k) || form[k].defaultValue; });
+    });
+    state.paper = params.get("paper") || null;
+    return params;
+  }
+
+  // Draws what the address asks for. A paper alone: its details, and the concept graph around
+  // its first concept (the strongest), marked.
+  function openAddress() {
+    applyAddress();
+    if (state.paper && state.mode === "concept" && !$("#concept-form").concept.value.trim()) {
+      return showPaper(state.paper).then(function (p) {
+        if (p && p.concepts.length) $("#concept-form").concept.value = p.concepts[0].concept.name;
+        rememberView(true);
+        return loadConceptGraph();
+      });
+    }
+    var drawn = state.mode === "concept" ? loadConceptGraph() : loadCoauthors();
+    if (state.paper) showPaper(state.paper);
+    return drawn;
   }
 
   function fail(err) {
@@ -754,19 +1140,11 @@
   }
 
   function init() {
-    var params = new URLSearchParams(window.location.hash.slice(1));
-    if (params.get("concept")) $("#concept-form").concept.value = params.get("concept");
-    if (params.get("author")) $("#coauthor-form").author.value = params.get("author");
-    if (params.get("maxNodes")) {
-      $("#concept-form").maxNodes.value = params.get("maxNodes");
-      $("#coauthor-form").maxNodes.value = params.get("maxNodes");
-    }
-    setMode(params.get("mode") === "coauthor" ? "coauthor" : "concept");
     document.querySelectorAll(".tabs button").forEach(function (b) {
-      b.addEventListener("click", function () { setMode(b.dataset.mode); load(); });
+      b.addEventListener("click", function () { setMode(b.dataset.mode); state.paper = null; load(); });
     });
-    $("#concept-form").addEventListener("submit", function (e) { e.preventDefault(); load(); });
-    $("#coauthor-form").addEventListener("submit", function (e) { e.preventDefault(); load(); });
+    $("#concept-form").addEventListener("submit", function (e) { e.preventDefault(); state.paper = null; load(); });
+    $("#coauthor-form").addEventListener("submit", function (e) { e.preventDefault(); state.paper = null; load(); });
     ["yearFrom", "yearTo"].forEach(function (name) {
       $("#coauthor-form")[name].addEventListener("change", function () {
         if (state.network) drawCoauthors();
@@ -776,7 +1154,11 @@
       e.preventDefault();
       runSearch($("#search-input").value.trim());
     });
-    load();
+    window.addEventListener("popstate", function () { openAddress(); });
+    // Labels are chosen for the picture's size on screen: again when it changes.
+    if (window.ResizeObserver) new ResizeObserver(labelsSoon).observe($("#graph"));
+    openAddress().then(function () { state.started = true; }, function () { state.started = true; });
+    rememberView(true);
   }
 
   window.kgExplorer = {
@@ -784,8 +1166,12 @@
     get renderer() { return state.renderer; },
     get requests() { return state.requests; },
     select: select,
+    get labelled() { return Object.keys(state.labelled); },
+    get focus() { return state.focus; },
+    relabel: chooseLabels,
     openConcept: openConcept,
     openAuthor: openAuthor,
+    showPaper: showPaper,
     search: runSearch,
   };
   init();

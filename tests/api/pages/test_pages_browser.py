@@ -14,75 +14,18 @@ papers, the co-author year range filters the network, and every read is a bounde
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, Request, Route, sync_playwright
+from playwright.sync_api import Page
+
+from tests.api.pages.conftest import Traffic
 
 # slow: the fixture ingests the examples with the real spaCy model before serving.
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-CHROMIUM = "/usr/bin/chromium"
-TIMEOUT_MS = 60_000
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Playwright]:
-    with sync_playwright() as pw:
-        yield pw
-
-
-@pytest.fixture(scope="module")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    # Playwright's own browser download cannot work here: the system Chromium from apt.
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-    yield browser
-    browser.close()
-
-
-class Traffic:
-    """What a page asked for: requests to 127.0.0.1 (allowed), anything else (aborted)."""
-
-    def __init__(self) -> None:
-        self.local: list[Request] = []
-        self.outside: list[str] = []
-        self.errors: list[str] = []
-
-    def route(self, route: Route) -> None:
-        host = urlsplit(route.request.url).hostname
-        if host == "127.0.0.1":
-            self.local.append(route.request)
-            route.continue_()
-        else:
-            self.outside.append(route.request.url)
-            route.abort()
-
-    def graphql_posts(self) -> list[dict[str, Any]]:
-        bodies = []
-        for r in self.local:
-            if urlsplit(r.url).path == "/graphql" and r.method == "POST":
-                bodies.append(json.loads(r.post_data or "{}"))
-        return bodies
-
-
-@pytest.fixture()
-def page(browser: Browser) -> Iterator[tuple[Page, Traffic]]:
-    context = browser.new_context(viewport={"width": 1400, "height": 850})
-    traffic = Traffic()
-    context.route("**/*", traffic.route)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.on("pageerror", lambda e: traffic.errors.append(f"page error: {e}"))
-    page.on("console", lambda m: traffic.errors.append(m.text) if m.type == "error" else None)
-    yield page, traffic
-    context.close()
-    assert traffic.outside == [], f"requests left 127.0.0.1: {traffic.outside}"
-    assert traffic.errors == [], f"errors in the page: {traffic.errors}"
 
 
 def api(base: str, query: str, **variables: Any) -> dict[str, Any]:
@@ -352,4 +295,34 @@ def test_explorer_coauthor_network_and_year_range(kg_serve: str, page: tuple[Pag
     titles = p.eval_on_selector_all("#paper-list .paper-title", "els => els.map(e => e.textContent)")
     assert titles == ["Implicit regularization of gradient descent in matrix factorization"]
     assert p.evaluate(NODE_PIXELS) > 100
+    assert_bounded(traffic)
+
+
+def test_explorer_rare_concept_keeps_the_form_and_draws_its_weaker_ties(
+    kg_serve: str, page: tuple[Page, Traffic]
+) -> None:
+    """A concept that shares 2 papers with no other is drawn with its ties of 1 paper, says so,
+    and the form keeps "Min. shared papers" at its default of 2 (it used to be reset to 1)."""
+    p, traffic = page
+    names = [
+        c["name"]
+        for c in api(kg_serve, "{ concepts(first: 100, orderBy: PAPER_COUNT) { nodes { name } } }")[
+            "concepts"
+        ]["nodes"]
+    ]
+    graph = "query($c: String!, $w: Int!) { conceptGraph(concept: $c, minWeight: $w) { edges { source } } }"
+    rare = next(
+        n
+        for n in names
+        if not api(kg_serve, graph, c=n, w=2)["conceptGraph"]["edges"]
+        and api(kg_serve, graph, c=n, w=1)["conceptGraph"]["edges"]
+    )
+    p.goto(f"{kg_serve}/explore?concept={quote(rare)}")
+    wait_ready(p)
+    p.wait_for_function("() => document.querySelector('#status').textContent.includes('none shares 2')")
+    assert p.input_value("#concept-form input[name=minWeight]") == "2"
+    assert p.evaluate("() => window.kgExplorer.graph.order") > 1
+    assert (
+        p.evaluate("() => window.kgExplorer.graph.getNodeAttribute(window.kgExplorer.focus, 'name')") == rare
+    )
     assert_bounded(traffic)
