@@ -767,13 +767,13 @@ class SQLiteReads:
     # -- paths ---------------------------------------------------------------------------------
     def _tie_ends(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """``(id, neighbour)`` for every COAUTHOR tie of ``ids``: ties out from the primary key,
-        ties in from ``rels_by_end_about`` (index only)."""
+        ties in from ``rels_by_end_about_rank`` (index only)."""
         rows: list[tuple[str, str]] = []
         for chunk in chunked(list(ids)):
             marks = _marks(len(chunk))
             rows += self._all(
                 f"SELECT start, \"end\" FROM rels WHERE start IN ({marks}) AND type = 'COAUTHOR' "
-                f'UNION ALL SELECT "end", start FROM rels INDEXED BY rels_by_end_about '
+                f'UNION ALL SELECT "end", start FROM rels INDEXED BY rels_by_end_about_rank '
                 f"WHERE \"end\" IN ({marks}) AND type = 'COAUTHOR'",
                 [*chunk, *chunk],
             )
