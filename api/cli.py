@@ -476,7 +476,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_curate(args: argparse.Namespace) -> int:
     from api.curate_cli import run
 
-    return run(args, _settings(args), _open_store, _out)
+    settings = _settings(args)
+    _require_store(settings)  # decisions are keyed by the store's ids and applied to it at once
+    return run(args, settings, _open_store, _out)
 
 
 COMMANDS = {

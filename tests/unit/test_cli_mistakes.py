@@ -111,6 +111,8 @@ def test_reading_commands_refuse_a_missing_store_and_create_nothing(
     command: str, place: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     filler = ["{ stats { nodes { count } } }"] if _positionals(COMMANDS[command]) else []
+    if command == "curate":
+        filler = ["list"]  # a verb: curate's positional is its subcommand
     for data_dir in ("TYPO", "afile"):
         code, out, err = _run([command, *filler, "--data-dir", data_dir], capsys)
         _assert_one_line(code, err, {EXIT_ERROR}, [command, data_dir])

@@ -122,8 +122,8 @@ def reassign(c: sqlite3.Connection, moves: Sequence[AuthorMove], nodes: dict[str
         else:
             degree[move.new] += 1
         c.execute(
-            'INSERT OR REPLACE INTO rels (start, type, "end", props, weight, about, position) '
-            "VALUES (?, 'AUTHORED', ?, ?, NULL, ?, ?)",
+            'INSERT OR REPLACE INTO rels (start, type, "end", props, weight, about, position, rank) '
+            "VALUES (?, 'AUTHORED', ?, ?, NULL, ?, ?, ?)",
             (move.new, move.paper, schema.dumps(props), *schema.rel_columns("AUTHORED", props)),
         )
         after[move.paper].discard(move.old)
