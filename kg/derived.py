@@ -59,3 +59,27 @@ def cooccurs_changes(before: set[str], after: set[str]) -> list[tuple[tuple[str,
     gained = [(pair, 1) for pair in new_pairs(before, after)]
     lost = [(pair, -1) for pair in new_pairs(after, before)]
     return gained + lost
+
+
+def coauthor_deltas(
+    papers: Iterable[str],
+    before: Mapping[str, set[str]],
+    after: Mapping[str, set[str]],
+    allowed: Mapping[str, bool],
+) -> dict[tuple[str, str], int]:
+    """Net change of each co-author pair's ``papers`` when the bylines of ``papers`` go from
+    ``before`` to ``after`` (author ids per paper), leaving out papers that give no pairs.
+
+    Why here: both stores move author slots between people (``kg.author_ingest``) and must
+    adjust the derived COAUTHOR weights by the same rule.
+
+    >>> coauthor_deltas(["p"], {"p": {"a", "b"}}, {"p": {"a", "c"}}, {})
+    {('a', 'b'): -1, ('a', 'c'): 1}
+    """
+    deltas: dict[tuple[str, str], int] = {}
+    for pid in papers:
+        if not allowed.get(pid, True):
+            continue
+        for pair, step in cooccurs_changes(before[pid], after[pid]):
+            deltas[pair] = deltas.get(pair, 0) + step
+    return {pair: n for pair, n in sorted(deltas.items()) if n}

@@ -9,14 +9,13 @@ by the same before/after rule the upsert uses.
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import neo4j
 
-from kg.derived import coauthor_pairs_allowed
+from kg.derived import coauthor_deltas, coauthor_pairs_allowed
 from kg.merge import merge_properties
 from kg.models import Properties
 from kg.stores.neo4j import queries as q
@@ -126,16 +125,7 @@ def reassign(tx: Tx, moves: Sequence[AuthorMove], nodes: dict[str, Properties]) 
         after[move.paper].add(move.new)
         touched.update((move.old, move.new))
         changed = True
-    pairs: dict[tuple[str, str], int] = defaultdict(int)
-    for pid in papers:
-        if not allowed.get(pid, True):
-            continue
-        was = set(itertools.combinations(sorted(before[pid]), 2))
-        now = set(itertools.combinations(sorted(after[pid]), 2))
-        for pair in was - now:
-            pairs[pair] -= 1
-        for pair in now - was:
-            pairs[pair] += 1
+    pairs = coauthor_deltas(papers, before, after, allowed)
     rows = [[a, b, n, q.pair_key(a, b)] for (a, b), n in sorted(pairs.items()) if n]
     if rows:
         _run(

@@ -9,12 +9,11 @@ place that moves ``AUTHORED`` edges and replaces Author properties, keeping ever
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
 
-from kg.derived import coauthor_pairs_allowed
+from kg.derived import coauthor_deltas, coauthor_pairs_allowed
 from kg.merge import merge_properties
 from kg.models import Properties
 from kg.stores.protocol import AuthorMove, StoredSlot
@@ -129,16 +128,7 @@ def reassign(c: sqlite3.Connection, moves: Sequence[AuthorMove], nodes: dict[str
         after[move.paper].discard(move.old)
         after[move.paper].add(move.new)
         changed = True
-    pairs: dict[tuple[str, str], int] = defaultdict(int)
-    for pid in papers:
-        if not allowed.get(pid, True):
-            continue
-        was = set(itertools.combinations(sorted(before[pid]), 2))
-        now = set(itertools.combinations(sorted(after[pid]), 2))
-        for pair in was - now:
-            pairs[pair] -= 1
-        for pair in now - was:
-            pairs[pair] += 1
+    pairs = coauthor_deltas(papers, before, after, allowed)
     ties: dict[str, int] = defaultdict(int)
     for (a, b), n in pairs.items():
         ties[a] += n
