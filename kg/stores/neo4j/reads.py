@@ -231,13 +231,7 @@ class Neo4jReads:
         if not unique or limit < 1:
             return [[] for _ in ids]
         rows = self._read_one(rq.weighted_neighbors(unique, pair, min_weight, limit))["rows"]
-        found: dict[str, list[Weighted]] = {i: [] for i in unique}
-        for i, other, weight in rows:
-            if other is not None:
-                found[unique[int(i)]].append(Weighted(other, int(weight)))
-        for lst in found.values():
-            lst.sort(key=lambda w: (-w.weight, w.id))
-        return [list(found[i]) for i in ids]
+        return _weighted_lists(ids, unique, rows)
 
     def pair_edges_among(self, ids: Sequence[str], pair: PairType, min_weight: int) -> list[PairEdge]:
         rq.pair_type(pair)
@@ -333,13 +327,7 @@ class Neo4jReads:
         if not unique or limit < 1:
             return [[] for _ in ids]
         rows = self._read_one(rq.coauthors_in_years(unique, years, min_weight, limit))["rows"]
-        found: dict[str, list[Weighted]] = {i: [] for i in unique}
-        for i, other, weight in rows:
-            if other is not None:
-                found[unique[int(i)]].append(Weighted(other, int(weight)))
-        for lst in found.values():
-            lst.sort(key=lambda w: (-w.weight, w.id))
-        return [list(found[i]) for i in ids]
+        return _weighted_lists(ids, unique, rows)
 
     def coauthor_edges_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int
@@ -378,3 +366,15 @@ class Neo4jReads:
 
             changed += self._write_work(work)
             after = ids[-1]
+
+
+def _weighted_lists(ids: Sequence[str], unique: list[str], rows: list[Any]) -> list[list[Weighted]]:
+    """Per id of ``ids``, its ``(index into unique, other, weight)`` rows as weighted
+    neighbours, heaviest first (ties by id), so both neighbour reads order alike."""
+    found: dict[str, list[Weighted]] = {i: [] for i in unique}
+    for i, other, weight in rows:
+        if other is not None:
+            found[unique[int(i)]].append(Weighted(other, int(weight)))
+    for lst in found.values():
+        lst.sort(key=lambda w: (-w.weight, w.id))
+    return [list(found[i]) for i in ids]
