@@ -35,7 +35,9 @@ from kg.config import Settings
 from kg.stores.sqlite import SQLiteStore
 
 ANSWER_S = 5.0  # a refusal is milliseconds; a document that got through takes minutes
-HEALTH_S = 1.0
+# A hang held /healthz for minutes; a busy 2-core CI machine can take a second or more for an
+# idle answer, so the bound tells a hang from load, and the 1 s target is measured in bench/.
+HEALTH_S = 5.0
 REFUSAL_CODES = {"QUERY_TOO_COMPLEX", "UNSUPPORTED_MEDIA_TYPE", "BAD_REQUEST"}
 GATE_CASES: Counter[str] = Counter()
 
