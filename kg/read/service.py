@@ -27,7 +27,7 @@ from kg.names import query_loose_key
 from kg.read import networks, resolve, trends
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
-from kg.read.key_concepts import KeyConcept, key_concepts
+from kg.read.key_concepts import COMMON_MIN_PAPERS, KeyConcept, common_ids, demote_field_words, key_concepts
 from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, NetworkView
 from kg.read.resolve import TopicTree, display
 from kg.stores.protocol import (
@@ -262,12 +262,19 @@ class ReadService:
 
     def key_concepts_many(self, paper_ids: Sequence[str]) -> list[list[KeyConcept]]:
         """Each paper's key concepts, best first: its ``MENTIONS`` and its paper-only phrases
-        (:mod:`kg.read.key_concepts`), two store reads for all the papers."""
+        (:mod:`kg.read.key_concepts`), the store's field words last
+        (:func:`~kg.read.key_concepts.demote_field_words`); three store reads for all the papers."""
         if not paper_ids:
             return []
         mentions = self.store.neighbors_many(paper_ids, "MENTIONS", "out")
         rows = self.store.paper_keyphrases(paper_ids)
-        return [key_concepts(m, r) for m, r in zip(mentions, rows, strict=True)]
+        lists = [key_concepts(m, r) for m, r in zip(mentions, rows, strict=True)]
+        store_papers = self.counts().nodes.get("Paper", 0)
+        if store_papers < COMMON_MIN_PAPERS:
+            return lists
+        ids = list(dict.fromkeys(k.concept_id for ranked in lists for k in ranked if k.node is not None))
+        common = common_ids(ids, self.store.paper_counts(ids), store_papers)
+        return [demote_field_words(ranked, common) for ranked in lists]
 
     def paper_venue_many(self, paper_ids: Sequence[str]) -> list[Node | None]:
         """Each paper's venue (the smallest id if a listing gave several), or ``None``."""

@@ -184,3 +184,45 @@ def test_the_headline_rule_does_not_depend_on_the_order_of_listings(store: ReadS
         assert store.version() == version
     assert exports[0] == exports[1]
     assert any(n.id == TOR.id for n in exports[0].nodes)
+
+
+def _field_paper(i: int) -> PaperRecord:
+    """One of many robot papers: about "robotics" (one word) and "reinforcement learning"."""
+    pid = f"paper:robot-{i:03d}"
+    paper = Node(id=pid, label="Paper", properties={"title": f"Robot paper {i}", "abstract": "Robots."})
+    return PaperRecord(
+        paper=paper,
+        nodes=[ROBOTICS, RL],
+        relationships=[
+            _mention(pid, ROBOTICS, 3.0, True, "robotics"),
+            _mention(pid, RL, 2.9, True, "reinforcement learning"),
+        ],
+    )
+
+
+ROBOTICS = _concept("robotics", "robotics", source="vocabulary", provisional=False)
+RL = _concept("reinforcement-learning", "reinforcement learning", source="vocabulary", provisional=False)
+SPLAT = _concept("gaussian-splatting", "Gaussian splatting", source="vocabulary", provisional=False)
+
+
+def test_a_one_word_concept_common_in_the_store_goes_after_the_specific_ones(store: ReadStore) -> None:
+    """In a store of robot papers "robotics" is every paper's field: it moves below a paper's
+    specific concepts (it stays listed); the common multi-word "reinforcement learning", which
+    authors do list, keeps its place. With too few papers to judge, nothing moves."""
+    store.upsert([_field_paper(i) for i in range(60)])
+    first = _field_paper(999)
+    record = first.model_copy(
+        update={
+            "nodes": [*first.nodes, SPLAT],
+            "relationships": [*first.relationships, _mention(first.paper.id, SPLAT, 1.0, True, "splatting")],
+        }
+    )
+    store.upsert([record])
+
+    def names() -> list[str]:
+        (ranked,) = ReadService(store).key_concepts_many([record.paper.id])
+        return [k.name for k in ranked]
+
+    assert names() == ["robotics", "reinforcement learning", "Gaussian splatting"]  # 61 papers: too few
+    store.upsert([_field_paper(i) for i in range(60, 120)])
+    assert names() == ["reinforcement learning", "Gaussian splatting", "robotics"]
