@@ -123,6 +123,9 @@ def test_zero_capacity_means_no_limit(proxy: Any, serve_app: Any) -> None:
 def test_admission_settings() -> None:
     assert admission_wait(Settings(request_timeout_s=10, queue_wait_s=1)) == 1
     assert admission_wait(Settings(request_timeout_s=1, queue_wait_s=1)) == 0.5  # room to run
-    for bad in [{"max_concurrent_queries": -1}, {"queue_wait_s": -0.1}, {"retry_after_s": 0}]:
-        with pytest.raises(ConfigError):
-            Settings(**bad)
+    with pytest.raises(ConfigError, match="KG_MAX_CONCURRENT_QUERIES"):
+        Settings(max_concurrent_queries=-1)
+    with pytest.raises(ConfigError, match="KG_QUEUE_WAIT_S"):
+        Settings(queue_wait_s=-0.1)
+    with pytest.raises(ConfigError, match="KG_RETRY_AFTER_S"):
+        Settings(retry_after_s=0)
