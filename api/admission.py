@@ -61,12 +61,19 @@ class Admission:
             self.shed += 1
             return False
         self.waiting += 1
+        taking = asyncio.ensure_future(self._take_freed_slot())
         try:
-            await asyncio.wait_for(self._take_freed_slot(), self.wait_s)
+            await asyncio.wait_for(asyncio.shield(taking), self.wait_s)
             return True
-        except TimeoutError:
-            self.shed += 1
-            return False
+        except BaseException as e:  # the wait ran out, or the request was cancelled meanwhile
+            if not taking.done():
+                taking.cancel()  # it has not counted a slot: it counts only as it finishes
+            elif not taking.cancelled() and taking.exception() is None:
+                self.leave()  # it took the slot just as we gave up: give it back
+            if isinstance(e, TimeoutError):
+                self.shed += 1
+                return False
+            raise
         finally:
             self.waiting -= 1
 

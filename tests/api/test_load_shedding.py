@@ -129,3 +129,25 @@ def test_admission_settings() -> None:
         Settings(queue_wait_s=-0.1)
     with pytest.raises(ConfigError, match="KG_RETRY_AFTER_S"):
         Settings(retry_after_s=0)
+
+
+def test_a_request_cancelled_while_waiting_leaves_no_slot_taken() -> None:
+    """The request timeout cancels a waiting request: its place must not leak (a leaked slot
+    would shed every later request once all of them leaked)."""
+    import asyncio
+
+    from api.admission import Admission
+
+    async def scenario() -> tuple[int, int, bool]:
+        gate = Admission(capacity=1, wait_s=5.0)
+        assert await gate.enter()
+        waiter = asyncio.ensure_future(gate.enter())
+        await asyncio.sleep(0.05)
+        waiter.cancel()
+        gate.leave()  # frees the slot while the cancelled waiter is being torn down
+        await asyncio.sleep(0.05)
+        entered = await gate.enter()
+        return gate.running, gate.waiting, entered
+
+    running, waiting, entered = asyncio.run(scenario())
+    assert (running, waiting, entered) == (1, 0, True)
