@@ -4,7 +4,8 @@ Starts the real ``kg serve`` on a store and, at once:
 
 - sends N concurrent expensive GraphQL requests (text searches over everything, whole-graph
   concept graphs and betweenness rankings, each different so the response cache cannot answer),
-  and repeats each as soon as it is answered, for ``--flood-s`` seconds;
+  and repeats each as soon as it is answered (after its ``Retry-After`` when it was shed with
+  503, unless ``--hammer``), for ``--flood-s`` seconds;
 - sends the hostile documents of the gate-bypass suite (an exponential fragment document, the
   same padded past the token limit) by every way into execution (POST JSON, POST
   ``application/graphql``, GET, content types that only contain JSON, a repeated GET ``query``);
@@ -88,6 +89,9 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=50, help="expensive requests in flight at once")
     parser.add_argument("--flood-s", type=float, default=15.0, help="seconds of flood before SIGTERM")
     parser.add_argument("--timeout-s", type=float, default=10.0, help="KG_REQUEST_TIMEOUT_S of the server")
+    parser.add_argument(
+        "--hammer", action="store_true", help="resend a shed request at once (ignore Retry-After)"
+    )
     args = parser.parse_args()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -129,15 +133,19 @@ def main() -> int:
             n = i
             while not stop.is_set():
                 t0 = time.perf_counter()
+                wait = 0.0
                 try:
                     r = client.post("/graphql", json=expensive(n))
                     status = str(r.status_code)
+                    if r.status_code == 503 and not args.hammer:
+                        wait = float(r.headers.get("retry-after", "1"))
                 except httpx.TimeoutException:
                     status = "hang"
                 except httpx.TransportError:
                     status = "dropped"
                 record(status, time.perf_counter() - t0)
                 n += args.queries
+                stop.wait(wait)  # a client that honours Retry-After comes back then
 
         def attacker() -> None:
             requests = hostile_requests()
@@ -184,6 +192,7 @@ def main() -> int:
         print(
             f"load before {load_before[0]:.2f}, during {load_during[0]:.2f} (1-min average); "
             f"{args.queries} expensive requests in flight + the gate-bypass documents for {args.flood_s:g} s"
+            f"{' (shed requests resent at once)' if args.hammer else ''}"
         )
         print(f"answers: {dict(sorted(statuses.items()))}")
         print(
