@@ -48,8 +48,11 @@ class HealthProbe:
     async def check(self) -> str | None:
         """``None`` when the store is reachable, else why not (one line for the client)."""
         now = time.monotonic()
-        if self._running is None or self._running.done():
-            self._running = asyncio.get_running_loop().run_in_executor(PROBE, self._ping)
+        loop = asyncio.get_running_loop()
+        # A new ping when none runs, or when the running one belongs to another event loop (a
+        # test client may serve each request on a loop of its own).
+        if self._running is None or self._running.done() or self._running.get_loop() is not loop:
+            self._running = loop.run_in_executor(PROBE, self._ping)
             self._started = now
         try:
             await asyncio.wait_for(asyncio.shield(self._running), self.answer_s)

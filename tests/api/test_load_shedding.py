@@ -151,3 +151,22 @@ def test_a_request_cancelled_while_waiting_leaves_no_slot_taken() -> None:
 
     running, waiting, entered = asyncio.run(scenario())
     assert (running, waiting, entered) == (1, 0, True)
+
+
+def test_healthz_answers_from_its_last_ping_while_a_slow_one_runs(proxy: Any, serve_app: Any) -> None:
+    """A store busy for 3 s per ping is busy, not down: /healthz answers after its 0.5 s wait with
+    the last result (idle ~0.5 s; a wide bound on a loaded machine), and a store that fails its
+    ping is 503 once the slow ping is over."""
+    settings = Settings(request_timeout_s=TIMEOUT_S)
+    with serve_app(create_app(settings, store=proxy)) as server, httpx.Client(base_url=server.url) as c:
+        assert c.get("/healthz", timeout=30).status_code == 200  # a success to stand on
+        proxy.slow = {"ping": 3.0}
+        t0 = time.perf_counter()
+        busy = c.get("/healthz", timeout=30)
+        took = time.perf_counter() - t0
+        assert busy.status_code == 200 and took < 2.5, (busy.status_code, f"{took:.2f} s")
+        time.sleep(3.5)  # the slow ping ends
+        proxy.slow = {}
+        proxy.down = True
+        down = c.get("/healthz", timeout=30)
+        assert down.status_code == 503 and "simulated outage" in down.json()["error"], down.text
