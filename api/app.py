@@ -25,8 +25,10 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import graphql_http, lanes, static_files
+from api.admission import AdmissionMiddleware
 from api.graphiql import GraphiQLRouter
 from api.guard import RequestGuardMiddleware, replaying
+from api.health import HealthProbe
 from api.http_context import get_context
 from api.lanes import HEALTH, run_in
 from api.schema import build_schema
@@ -295,6 +297,14 @@ def _open(settings: Settings) -> ReadStore:
         return _ReopeningStore(settings, e)  # type: ignore[return-value]
 
 
+def admission_wait(settings: Settings) -> float:
+    """How long a request may wait for an execution slot: ``queue_wait_s``, but at most half the
+    request timeout, so a request that waited still has the time to run."""
+    if settings.request_timeout_s <= 0:
+        return settings.queue_wait_s
+    return min(settings.queue_wait_s, settings.request_timeout_s / 2)
+
+
 def create_app(
     settings: Settings | None = None,
     store: ReadStore | None = None,
@@ -383,13 +393,17 @@ def create_app(
     )
     app.include_router(graphql, prefix="/graphql")
 
+    probes: dict[int, HealthProbe] = {}  # one per store object (the lifespan may open it late)
+
     @app.get("/healthz", summary="Liveness and store reachability")
     async def healthz() -> JSONResponse:
         active: GraphStore = app.state.store
-        try:
-            await asyncio.wait_for(run_in(HEALTH, active.ping), HEALTH_TIMEOUT_S)
-        except (KGError, TimeoutError) as e:
-            reason = str(e) or f"no answer within {HEALTH_TIMEOUT_S:g} s"
+        probe = probes.get(id(active))
+        if probe is None:
+            probes.clear()
+            probe = probes[id(active)] = HealthProbe(active.ping, timeout_s=HEALTH_TIMEOUT_S)
+        reason = await probe.check()
+        if reason is not None:
             return JSONResponse(
                 {"status": "unavailable", "backend": active.backend_name, "error": reason}, status_code=503
             )
@@ -401,7 +415,14 @@ def create_app(
 
     # Added innermost first: CORS wraps the timeout, which wraps the gate that refuses hostile
     # requests before any parsing they could make expensive (and before the response cache
-    # reads a body: the gate stops reading at its size limit), which wraps the response cache.
+    # reads a body: the gate stops reading at its size limit), which wraps the response cache,
+    # which wraps the admission (a cached answer needs no execution slot; api.admission).
+    app.add_middleware(
+        AdmissionMiddleware,
+        capacity=cfg.max_concurrent_queries,
+        wait_s=admission_wait(cfg),
+        retry_after_s=cfg.retry_after_s,
+    )
     app.add_middleware(ResponseCacheMiddleware, version=version, max_entries=cache_size)
     app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(RequestTimeoutMiddleware, timeout_s=cfg.request_timeout_s)

@@ -8,7 +8,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -197,6 +197,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="check the embedded store file in full (exit 2 when damaged)")
     _add_store_flags(p)
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="rebuild a damaged store from every row that can be read; asks before replacing it "
+        "(the damaged file is kept beside it)",
+    )
+    p.add_argument("--yes", action="store_true", help="with --repair: replace without asking")
 
     from api.curate_cli import add_parser as add_curate_parser
 
@@ -467,10 +474,34 @@ def cmd_check(args: argparse.Namespace) -> int:
             "kg check checks the embedded store; Neo4j has its own (neo4j-admin database check)"
         )
     _require_store(settings)  # a typo in --data-dir is an error, not an empty store that checks out
+    if args.repair:
+        from kg.stores.sqlite.repair import repair
+
+        return repair(settings.data_dir, _confirmer(args.yes), _out)
+    if args.yes:
+        raise ConfigError("--yes goes with --repair")
     lines, ok = full_check(settings.data_dir)
     for line in lines:
         _out(line)
     return 0 if ok else 2
+
+
+def _confirmer(yes: bool) -> Callable[[str], bool]:
+    """``--yes``: always yes; a terminal: ask; otherwise no (with how to say yes)."""
+
+    def confirm(question: str) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            _out("not asked (stdin is not a terminal): add --yes to replace without asking")
+            return False
+        try:
+            answer = input(f"{question} [y/N] ")
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+    return confirm
 
 
 def cmd_curate(args: argparse.Namespace) -> int:

@@ -61,6 +61,12 @@ class Settings(BaseSettings):
     max_query_depth: int = 10
     max_aliases: int = 30
     request_timeout_s: float = 10.0
+    # Bounded admission (api.admission): GraphQL executions at once per server process (0: no
+    # limit), how long one more may wait for a slot (at most half the request timeout), and the
+    # Retry-After of a shed request (503).
+    max_concurrent_queries: int = 8
+    queue_wait_s: float = 1.0
+    retry_after_s: int = 2
     # GraphQL responses kept per store version (the API never writes); 0 disables the cache.
     response_cache_size: int = 1024
 
@@ -86,6 +92,12 @@ class Settings(BaseSettings):
             raise ConfigError("KG_BATCH_SIZE must be at least 1")
         if self.write_batch_size < 0:
             raise ConfigError("KG_WRITE_BATCH_SIZE must be 0 (the backend's choice) or more")
+        if self.max_concurrent_queries < 0:
+            raise ConfigError("KG_MAX_CONCURRENT_QUERIES must be 0 (no limit) or more")
+        if self.queue_wait_s < 0:
+            raise ConfigError("KG_QUEUE_WAIT_S must be 0 (no wait: shed at once) or more")
+        if self.retry_after_s < 1:
+            raise ConfigError("KG_RETRY_AFTER_S must be at least 1")
         if self.jobs < 0:
             raise ConfigError("KG_JOBS must be 0 (one per core) or more")
         return self

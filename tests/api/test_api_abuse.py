@@ -103,7 +103,9 @@ def test_healthz_and_cheap_queries_answer_during_a_flood_of_slow_ones(proxy: Any
     lookup took 5.1 s, so the bound is 10 s: it catches a lane that blocks, not a slow machine.
     Latency under load is for bench/api_latency.py, run by hand."""
     proxy.slow = {"search": 0.5}
-    app = create_app(Settings(request_timeout_s=60), store=proxy, response_cache_size=0)
+    # No admission limit: this is about the lanes (test_load_shedding sheds such a flood).
+    settings = Settings(request_timeout_s=60, max_concurrent_queries=0)
+    app = create_app(settings, store=proxy, response_cache_size=0)
     limits = httpx.Limits(max_connections=60)
     # Clients made once: creating one per request costs the test process (which also runs the
     # server) more CPU than the server spends.
@@ -130,7 +132,8 @@ def test_healthz_and_cheap_queries_answer_during_a_flood_of_slow_ones(proxy: Any
 
 def test_queued_work_past_the_deadline_never_starts(proxy: Any, serve_app: Any) -> None:
     proxy.slow = {"search": 0.3}
-    app = create_app(Settings(request_timeout_s=1.0), store=proxy, response_cache_size=0)
+    settings = Settings(request_timeout_s=1.0, max_concurrent_queries=0)  # all 20 reach the lane
+    app = create_app(settings, store=proxy, response_cache_size=0)
     with serve_app(app) as server:
         with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
             answers = list(
