@@ -326,3 +326,31 @@ def test_explorer_rare_concept_keeps_the_form_and_draws_its_weaker_ties(
         p.evaluate("() => window.kgExplorer.graph.getNodeAttribute(window.kgExplorer.focus, 'name')") == rare
     )
     assert_bounded(traffic)
+
+
+def test_explorer_typesets_evidence_as_the_paper_wrote_it(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    """An evidence sentence with inline math is stored with its LaTeX (not a "§" placeholder)
+    and the paper's side panel typesets it with KaTeX, like titles and abstracts."""
+    data = api(kg_serve, "{ papers(first: 100) { nodes { id abstract concepts(first: 40) { evidence } } } }")
+    with_math = [
+        (p, s)
+        for p in data["papers"]["nodes"]
+        for m in p["concepts"]
+        for s in m["evidence"][:1]
+        if re.search(r"\$[^$]+\$", s)
+    ]
+    assert with_math, "no example paper has an evidence sentence with inline math"
+    assert not any("§" in s for p in data["papers"]["nodes"] for m in p["concepts"] for s in m["evidence"])
+    paper, sentence = with_math[0]
+    formulas = re.findall(r"\$([^$]+)\$", sentence)
+    assert all(f"${f}$" in paper["abstract"] for f in formulas), (formulas, paper["abstract"])
+    p, traffic = page
+    p.goto(f"{kg_serve}/explore?paper={quote(paper['id'])}")
+    p.wait_for_selector("#details .evidence .katex")
+    typeset = p.eval_on_selector_all(
+        "#details .evidence annotation[encoding='application/x-tex']", "els => els.map(e => e.textContent)"
+    )
+    assert set(formulas) <= {t.strip() for t in typeset}, (formulas, typeset)
+    shown = p.eval_on_selector_all("#details .evidence", "els => els.map(e => e.textContent)")
+    assert not any("§" in s for s in shown), shown
+    assert_bounded(traffic)
