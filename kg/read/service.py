@@ -434,10 +434,26 @@ class ReadService:
         return networks.view(self.store, "COAUTHOR", ids, truncated, years=years)
 
     def concept_graph(
-        self, concept: str | None, min_weight: int = 1, max_nodes: int = 200, depth: int = 1
+        self,
+        concept: str | None,
+        min_weight: int = 1,
+        max_nodes: int = 200,
+        depth: int = 1,
+        years: tuple[int, int] | None = None,
     ) -> NetworkView:
-        """Co-occurrence around one concept, or the strongest part of the whole concept graph."""
+        """Co-occurrence around one concept, or the strongest part of the whole concept graph;
+        with ``years`` (inclusive, around a concept only) only the papers of those years make
+        ties, counted in the store by the rule the stored ties follow (kg.derived)."""
         networks.check_graph_args(depth, max_nodes, min_weight)
+        networks.check_years(years)
+        if years is not None:
+            if concept is None:
+                raise InvalidArgument("years: give a `concept` too (a year range applies around one concept)")
+            center = self.require_concept(concept)
+            ids, truncated = networks.ego_ids(
+                self.store, "CO_OCCURS", center.id, depth, max_nodes, min_weight, years
+            )
+            return networks.view(self.store, "CO_OCCURS", ids, truncated, min_weight, years)
         if concept is None:
             ids, truncated = self._memo(
                 ("strongest", min_weight, max_nodes),

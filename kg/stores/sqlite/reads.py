@@ -15,6 +15,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Literal, TypeVar
 
+import orjson
+
+from kg.derived import CO_OCCURS_TOP_K
 from kg.errors import GraphStoreError
 from kg.ids import fold
 from kg.models import (
@@ -92,6 +95,27 @@ _YEAR_PAPERS = (
     "AND json_extract(CAST(p.props AS TEXT), '$.coauthorPairs') IS NOT 0 "
     'JOIN rels b ON b."end" = a."end" AND b.type = \'AUTHORED\''
 )
+
+# (paper, concept) for the best CO_OCCURS_TOP_K mentions (by score, then concept id: the rule of
+# kg.derived.top_concepts, a missing or non-numeric score counting as 0) of every paper of a year
+# range that mentions one of a JSON list of concepts. Parameters: the list, from, to, top k.
+_MENTION_SCORE = (
+    "CASE WHEN json_type(CAST(r.props AS TEXT), '$.score') IN ('integer', 'real') "
+    "THEN json_extract(CAST(r.props AS TEXT), '$.score') ELSE 0.0 END"
+)
+_YEAR_TOPS = (
+    'SELECT p, c FROM (SELECT r.start AS p, r."end" AS c, ROW_NUMBER() OVER '
+    f'(PARTITION BY r.start ORDER BY {_MENTION_SCORE} DESC, r."end") AS k '
+    "FROM rels r WHERE r.type = 'MENTIONS' AND r.start IN (SELECT m.start FROM rels m "
+    "INDEXED BY rels_by_end_about_rank JOIN nodes y ON y.id = m.start "
+    "WHERE m.\"end\" IN (SELECT value FROM json_each(?)) AND m.type = 'MENTIONS' "
+    "AND y.year BETWEEN ? AND ?)) WHERE k <= ?"
+)
+
+
+def json_list(ids: Sequence[str]) -> str:
+    """Ids as one JSON array parameter (``json_each``): no host-parameter limit to chunk for."""
+    return orjson.dumps(list(ids)).decode()
 
 
 def _marks(n: int) -> str:
@@ -819,6 +843,35 @@ class SQLiteReads:
                 edges.extend(PairEdge(s, e, int(w)) for s, e, w in rows)
         edges.sort()
         return edges
+
+    def concepts_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        found: dict[str, list[Weighted]] = {}
+        for nid in dict.fromkeys(ids):
+            rows = self._all(
+                f"WITH tops AS ({_YEAR_TOPS}) SELECT b.c AS other, COUNT(*) AS w FROM tops a "
+                "JOIN tops b ON b.p = a.p AND b.c <> a.c WHERE a.c = ? "
+                "GROUP BY b.c HAVING COUNT(*) >= ? ORDER BY w DESC, other LIMIT ?",
+                (json_list([nid]), *years, CO_OCCURS_TOP_K, nid, min_weight, max(0, limit)),
+            )
+            found[nid] = [Weighted(o, int(w)) for o, w in rows]
+        return [found[i] for i in ids]
+
+    def concept_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        unique = sorted(set(ids))
+        if len(unique) < 2:
+            return []
+        rows = self._all(
+            f"WITH want(id) AS (SELECT value FROM json_each(?)), tops AS ({_YEAR_TOPS}) "
+            "SELECT a.c, b.c, COUNT(*) FROM tops a JOIN tops b ON b.p = a.p AND b.c > a.c "
+            "WHERE a.c IN (SELECT id FROM want) AND b.c IN (SELECT id FROM want) "
+            "GROUP BY a.c, b.c HAVING COUNT(*) >= ?",
+            (json_list(unique), json_list(unique), *years, CO_OCCURS_TOP_K, min_weight),
+        )
+        return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
 
     def _members(self, query: PaperQuery) -> tuple[str, list[Any]]:
         """`` AND <paper id column> IN (...)`` for ``query``'s conditions (``""`` for none)."""
