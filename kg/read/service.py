@@ -372,12 +372,14 @@ class ReadService:
         return self._memo(("years", venues), lambda: self.store.paper_years(PaperQuery(venues=venues)))
 
     def concept_trend(
-        self, cid: str, venue: str | None = None, about_only: bool = True
+        self, cid: str, venue: str | None = None, about_only: bool = True, include_narrower: bool = False
     ) -> list[trends.YearShare]:
-        """Papers about one concept per year (as ``paperCount`` counts them), of one venue or
-        series or of all, with their share of that year's papers; every year with papers."""
+        """Papers about one concept (with ``include_narrower``, or its narrower concepts: as
+        ``paperCount`` counts them by default) per year, of one venue or series or of all, with
+        their share of that year's papers; every year with papers."""
         venues = self.venue_ids(venue)
-        about = self.store.paper_years(PaperQuery(concepts=(cid,), about_only=about_only, venues=venues))
+        ids = self.closure(cid) if include_narrower else (cid,)
+        about = self.store.paper_years(PaperQuery(concepts=ids, about_only=about_only, venues=venues))
         return trends.trend(about, self.paper_years(venues))
 
     def rising_concepts(
