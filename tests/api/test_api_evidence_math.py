@@ -17,8 +17,10 @@ from kg.pipeline import Pipeline
 
 SENTENCES = [
     "We study contextual bandits with $K$ arms and a horizon $T$.",
-    "Our algorithm, optimistic policy optimization, achieves a faster convergence rate than $O(1/\\sqrt{T})$.",
-    "For the $k$-armed bandit with linear rewards ($d \\ge 2$), the regret bound of $\\tilde{O}(d\\sqrt{T})$ $\\pm$ $\\epsilon$ is tight.",
+    "Our algorithm, optimistic policy optimization, achieves a faster convergence rate than "
+    "$O(1/\\sqrt{T})$.",
+    "For the $k$-armed bandit with linear rewards ($d \\ge 2$), the regret bound of "
+    "$\\tilde{O}(d\\sqrt{T})$ $\\pm$ $\\epsilon$ is tight.",
     "Experiments on reinforcement learning benchmarks confirm the theory.",
 ]
 ABSTRACT = " ".join(SENTENCES)
