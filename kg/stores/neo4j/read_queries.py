@@ -539,14 +539,15 @@ def coauthor_edges_in_years(ids: Sequence[str], years: tuple[int, int], min_weig
     )
 
 
-# Per paper of a year range that mentions concept ``c``: its best CO_OCCURS_TOP_K mentions by
-# score, then concept id (kg.derived.top_concepts, a missing score counting as 0), as ``top``.
-_YEAR_TOPS = (
-    "MATCH (c)<-[:MENTIONS]-(p:Paper) WHERE p.year >= $from AND p.year <= $to "
+# Per paper ``p`` of a year range, its best CO_OCCURS_TOP_K mentions by score, then concept id
+# (kg.derived.top_concepts, a missing score counting as 0), as ``top``.
+_YEAR = "p.year >= $from AND p.year <= $to "
+_TOP = (
     "CALL (p) { MATCH (p)-[m:MENTIONS]->(x) "
     "WITH x.id AS id, CASE WHEN m.score IS :: INTEGER | FLOAT THEN toFloat(m.score) ELSE 0.0 END AS s "
     "ORDER BY s DESC, id LIMIT $k RETURN collect(id) AS top } "
 )
+_YEAR_TOPS = f"MATCH (c)<-[:MENTIONS]-(p:Paper) WHERE {_YEAR}{_TOP}"
 
 
 def concepts_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int) -> Statement:
@@ -571,12 +572,13 @@ def concepts_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: in
 
 def concept_edges_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int) -> Statement:
     """``rows`` of ``[a, b, papers]``: co-occurrence ties among ``ids`` (a < b) from the papers
-    of ``years``. Each paper is counted once, from the first of ``ids`` it mentions."""
+    of ``years``; each paper's top mentions are read once, whichever of ``ids`` led to it."""
     return Statement(
-        f"MATCH (c:{_N}) WHERE c.id IN $ids {_YEAR_TOPS}"
-        "WITH p, [x IN top WHERE x IN $ids] AS kept WHERE size(kept) >= 2 "
-        "WITH DISTINCT p, kept UNWIND kept AS a UNWIND kept AS b WITH p, a, b WHERE a < b "
-        "WITH a, b, count(p) AS w WHERE w >= $min RETURN collect([a, b, w]) AS rows",
+        f"MATCH (c:{_N}) WHERE c.id IN $ids MATCH (c)<-[:MENTIONS]-(p:Paper) WHERE {_YEAR}"
+        f"WITH DISTINCT p {_TOP}"
+        "WITH [x IN top WHERE x IN $ids] AS kept WHERE size(kept) >= 2 "
+        "UNWIND kept AS a UNWIND kept AS b WITH a, b WHERE a < b "
+        "WITH a, b, count(*) AS w WHERE w >= $min RETURN collect([a, b, w]) AS rows",
         {"ids": list(ids), "from": years[0], "to": years[1], "k": CO_OCCURS_TOP_K, "min": min_weight},
     )
 
