@@ -117,6 +117,22 @@ class _MathLog:
         self.shift = 0
         return self
 
+    def sub(self, pattern: re.Pattern[str], repl: str, text: str) -> str:
+        """``pattern.sub(repl, text)``, dropping the entries of the placeholders it removes
+        (``\\footnote{§ hides log factors}`` goes whole, math included)."""
+        self.shift = 0
+
+        def drop(m: re.Match[str]) -> str:
+            out = m.expand(repl)
+            k_in, k_out = m.group(0).count(MATH_PLACEHOLDER), out.count(MATH_PLACEHOLDER)
+            if k_out < k_in:
+                i = m.string.count(MATH_PLACEHOLDER, 0, m.start()) + self.shift
+                del self.snippets[i : i + k_in - k_out]  # same count out: nothing lost, order kept
+                self.shift -= k_in - k_out
+            return out
+
+        return pattern.sub(drop, text)
+
     def merge_run(self, m: re.Match[str]) -> str:
         """One placeholder for a run of them (``$a$ $b$``): their snippets joined by a space."""
         i = m.string.count(MATH_PLACEHOLDER, 0, m.start()) + self.shift
@@ -132,6 +148,9 @@ def _clean(text: str, log: _MathLog | None) -> str:
     def math() -> str | _MathLog:  # what a math pass puts in place of each piece of math
         return f" {MATH_PLACEHOLDER} " if log is None else log.next_pass()
 
+    def sub(pattern: re.Pattern[str], repl: str, t: str) -> str:  # a pass that may drop math
+        return pattern.sub(repl, t) if log is None else log.sub(pattern, repl, t)
+
     # Each pass runs only when its trigger character occurs (most abstracts need few of them).
     if "$" in t:
         t = _MATH_NAME.sub(r"\1", t)
@@ -140,11 +159,11 @@ def _clean(text: str, log: _MathLog | None) -> str:
     if "\\" in t:
         t = _DISPLAY_MATH.sub(math(), t)
     if "](" in t:
-        t = _MD_LINK.sub(r"\1", t)
+        t = sub(_MD_LINK, r"\1", t)
     if "http" in t or "www." in t:
-        t = _URL.sub(" ", t)
+        t = sub(_URL, " ", t)
     if "\\" in t:
-        t = _TEX_DROP.sub(" ", t)
+        t = sub(_TEX_DROP, " ", t)
         for _ in range(2):  # nested wrappers: \emph{\textbf{N}eural}
             t = _TEX_GROUP_SWITCH.sub(r"\1", t)
             t = _TEX_WRAPPER.sub(r"\1", t)
@@ -152,7 +171,7 @@ def _clean(text: str, log: _MathLog | None) -> str:
         t = _TEX_ESCAPED.sub(r"\1", t)
         t = _TEX_COMMAND.sub(" ", t)
     if "<" in t:
-        t = _HTML_TAG.sub(" ", t)
+        t = sub(_HTML_TAG, " ", t)
     if "*" in t or "_" in t or "`" in t:
         t = _MD_EMPHASIS.sub(r"\2", t)
     if "``" in t or "''" in t:
