@@ -206,7 +206,8 @@ def test_math_snippets_line_up_with_the_placeholders(parts: list[str]) -> None:
     assert snippets is not None
     assert len(snippets) == text.count(MATH_PLACEHOLDER)
     restored = restore_math(text, 0, snippets)
-    assert (MATH_PLACEHOLDER in restored) == (MATH_PLACEHOLDER in abstract), (abstract, restored)
+    # No placeholder is left for a formula (a literal § of the text may stay, or go with a URL).
+    assert restored.count(MATH_PLACEHOLDER) <= abstract.count(MATH_PLACEHOLDER), (abstract, restored)
     assert restored.count("$") <= abstract.count("$"), (
         abstract,
         restored,
