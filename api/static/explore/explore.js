@@ -988,7 +988,7 @@
             e.preventDefault(); openAuthor(c.author.name);
           } }, c.author.name + " (" + c.papers + ")")));
         });
-        box.appendChild(el("h3", {}, "Co-authors (shared papers)"));
+        box.appendChild(el("h3", {}, "Co-authors (shared papers" + (range ? ", all years" : "") + ")"));
         box.appendChild(co);
       }
     }).catch(fail);

@@ -308,6 +308,7 @@ def test_explorer_coauthor_network_and_year_range(kg_serve: str, page: tuple[Pag
     titles = p.eval_on_selector_all("#paper-list .paper-title", "els => els.map(e => e.textContent)")
     assert titles == ["Implicit regularization of gradient descent in matrix factorization"]
     assert "(1 in 2020\u20132021)" in p.inner_text("#details .meta")
+    assert "Co-authors (shared papers, all years)" in p.inner_text("#details")  # says what it counts
     assert p.evaluate(NODE_PIXELS) > 100
     posts = traffic.graphql_posts()
     asked = [b["variables"].get("years") for b in posts if "coauthorNetwork" in b["query"]]
