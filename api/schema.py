@@ -255,7 +255,8 @@ class Query:
         return _network(view)
 
     @strawberry.field(
-        description="Concept co-occurrence around `concept` (or the strongest part of the whole graph)."
+        description="Concept co-occurrence around `concept` (or the strongest part of the whole graph). "
+        "With `years` (needs `concept`), only the papers of those years make ties."
     )
     async def concept_graph(
         self,
@@ -264,12 +265,14 @@ class Query:
         min_weight: int | None = 1,
         max_nodes: int | None = 200,
         depth: int | None = 1,
+        years: YearRange | None = None,
     ) -> Network:
         budget = _or(max_nodes, 200)
         small = concept is not None and budget <= INLINE_NETWORK_NODES  # not the whole-graph one
         run = info.context.call if small else info.context.compute
+        span = years.bounds() if years is not None else None
         view = await run(
-            info.context.service.concept_graph, concept, _or(min_weight, 1), budget, _or(depth, 1)
+            info.context.service.concept_graph, concept, _or(min_weight, 1), budget, _or(depth, 1), span
         )
         return _network(view)
 

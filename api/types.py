@@ -507,15 +507,24 @@ class Concept:
         return [Paper.from_domain(e.node, info.context) for e in edges]
 
     @strawberry.field(
-        description="Papers about it per year (as `paperCount` counts them; `includeMentions` adds "
-        "passing mentions), of one venue or series (`CoRL`) or of all; every year that has papers, "
-        "with the share of that year's papers."
+        description="Papers about it per year (`includeMentions` adds passing mentions), of one venue "
+        "or series (`CoRL`) or of all; every year that has papers, with the share of that year's "
+        "papers. Its own papers only by default; `includeNarrower: true` counts as `paperCount` does "
+        "(then the years add up to `paperCount` less its papers without a year)."
     )
     async def trend(
-        self, info: Info, venue: str | None = None, include_mentions: bool | None = False
+        self,
+        info: Info,
+        venue: str | None = None,
+        include_mentions: bool | None = False,
+        include_narrower: bool | None = False,
     ) -> list[YearCount]:
         rows = await info.context.call(
-            info.context.service.concept_trend, self.id, venue, include_mentions is not True
+            info.context.service.concept_trend,
+            self.id,
+            venue,
+            include_mentions is not True,
+            include_narrower is True,
         )
         return [YearCount(year=r.year, papers=r.papers, share=r.share) for r in rows]
 

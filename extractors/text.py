@@ -16,6 +16,8 @@ __all__ = [
     "clean_text",
     "extraction_parts",
     "extraction_text",
+    "math_snippets",
+    "restore_math",
     "sentence_spans",
     "title_length",
 ]
@@ -61,7 +63,7 @@ _ABBREVIATION_TAIL = max(map(len, _ABBREVIATIONS)) + 1
 
 
 def clean_text(text: str) -> str:
-    """Text fit for extraction.
+    """Text fit for extraction (:func:`_clean` without keeping the math it replaces).
 
     >>> clean_text("We show $\\\\tilde{O}(\\\\sqrt{T})$ regret for *contextual* bandits.See https://x.y/z")
     'We show § regret for contextual bandits. See'
@@ -70,20 +72,98 @@ def clean_text(text: str) -> str:
     >>> clean_text("a rank\\u20112 map; **bold** [label](http://a.b) relevance--diversity")
     'a rank-2 map; bold label relevance-diversity'
     """
+    return _clean(text, None)
+
+
+def _spaced(m: re.Match[str], body: str | None = None) -> str:
+    """A match (or ``body`` in its place) with a space on each side where the author wrote one."""
+    a, b, s = m.start(), m.end(), m.string
+    lead = " " if a > 0 and s[a - 1].isspace() else ""
+    return f"{lead}{m.group(0) if body is None else body}{' ' if b < len(s) and s[b].isspace() else ''}"
+
+
+class _MathLog:
+    """The math a cleaning replaced, one entry per placeholder of the text, in text order.
+
+    A substitution callback: each match becomes a placeholder and its text is filed at the
+    index of that placeholder among all placeholders of the string being substituted (those
+    of earlier passes, literal ``§`` of the abstract, and this pass's so far), so two passes
+    that replace different delimiters still leave the log in text order. A match that holds
+    placeholders of an earlier pass (``$x$$y$$z$``: ``$$y$$`` first, then ``$x § z$``) takes
+    their entries into its own.
+    """
+
+    __slots__ = ("shift", "snippets")
+
+    def __init__(self, text: str) -> None:
+        # A literal § of the text stands for itself.
+        self.snippets = [_spaced(m) for m in re.finditer(MATH_PLACEHOLDER, text)]
+        self.shift = 0  # entries added (or merged away) by this pass so far
+
+    def _file(self, m: re.Match[str], body: str) -> None:
+        i = m.string.count(MATH_PLACEHOLDER, 0, m.start()) + self.shift
+        k = m.group(0).count(MATH_PLACEHOLDER)
+        self.snippets[i : i + k] = [body]
+        self.shift += 1 - k
+
+    def __call__(self, m: re.Match[str]) -> str:
+        k = m.group(0).count(MATH_PLACEHOLDER)
+        i = m.string.count(MATH_PLACEHOLDER, 0, m.start()) + self.shift
+        inner = restore_math(m.group(0), 0, self.snippets[i : i + k]) if k else None
+        self._file(m, _spaced(m, inner))
+        return f" {MATH_PLACEHOLDER} "
+
+    def next_pass(self) -> _MathLog:
+        self.shift = 0
+        return self
+
+    def sub(self, pattern: re.Pattern[str], repl: str, text: str) -> str:
+        """``pattern.sub(repl, text)``, dropping the entries of the placeholders it removes
+        (``\\footnote{§ hides log factors}`` goes whole, math included)."""
+        self.shift = 0
+
+        def drop(m: re.Match[str]) -> str:
+            out = m.expand(repl)
+            k_in, k_out = m.group(0).count(MATH_PLACEHOLDER), out.count(MATH_PLACEHOLDER)
+            if k_out < k_in:
+                i = m.string.count(MATH_PLACEHOLDER, 0, m.start()) + self.shift
+                del self.snippets[i : i + k_in - k_out]  # same count out: nothing lost, order kept
+                self.shift -= k_in - k_out
+            return out
+
+        return pattern.sub(drop, text)
+
+    def merge_run(self, m: re.Match[str]) -> str:
+        """One placeholder for a run of them (``$a$ $b$``): their snippets joined by a space."""
+        i = m.string.count(MATH_PLACEHOLDER, 0, m.start()) + self.shift
+        run = self.snippets[i : i + m.group(0).count(MATH_PLACEHOLDER)]
+        self._file(m, " ".join([run[0].rstrip(), *(x.strip() for x in run[1:-1]), run[-1].lstrip()]))
+        return MATH_PLACEHOLDER
+
+
+def _clean(text: str, log: _MathLog | None) -> str:
+    """:func:`clean_text`, filing each replaced piece of math in ``log`` when one is given."""
     t = text
+
+    def math() -> str | _MathLog:  # what a math pass puts in place of each piece of math
+        return f" {MATH_PLACEHOLDER} " if log is None else log.next_pass()
+
+    def sub(pattern: re.Pattern[str], repl: str, t: str) -> str:  # a pass that may drop math
+        return pattern.sub(repl, t) if log is None else log.sub(pattern, repl, t)
+
     # Each pass runs only when its trigger character occurs (most abstracts need few of them).
     if "$" in t:
         t = _MATH_NAME.sub(r"\1", t)
-        t = _DISPLAY_MATH.sub(f" {MATH_PLACEHOLDER} ", t)
-        t = _INLINE_MATH.sub(f" {MATH_PLACEHOLDER} ", t)
+        t = _DISPLAY_MATH.sub(math(), t)
+        t = _INLINE_MATH.sub(math(), t)
     if "\\" in t:
-        t = _DISPLAY_MATH.sub(f" {MATH_PLACEHOLDER} ", t)
+        t = _DISPLAY_MATH.sub(math(), t)
     if "](" in t:
-        t = _MD_LINK.sub(r"\1", t)
+        t = sub(_MD_LINK, r"\1", t)
     if "http" in t or "www." in t:
-        t = _URL.sub(" ", t)
+        t = sub(_URL, " ", t)
     if "\\" in t:
-        t = _TEX_DROP.sub(" ", t)
+        t = sub(_TEX_DROP, " ", t)
         for _ in range(2):  # nested wrappers: \emph{\textbf{N}eural}
             t = _TEX_GROUP_SWITCH.sub(r"\1", t)
             t = _TEX_WRAPPER.sub(r"\1", t)
@@ -91,7 +171,7 @@ def clean_text(text: str) -> str:
         t = _TEX_ESCAPED.sub(r"\1", t)
         t = _TEX_COMMAND.sub(" ", t)
     if "<" in t:
-        t = _HTML_TAG.sub(" ", t)
+        t = sub(_HTML_TAG, " ", t)
     if "*" in t or "_" in t or "`" in t:
         t = _MD_EMPHASIS.sub(r"\2", t)
     if "``" in t or "''" in t:
@@ -107,8 +187,55 @@ def clean_text(text: str) -> str:
     if any(s in t for s in _SPACE_PUNCT):
         t = _SPACE_BEFORE_PUNCT.sub(r"\1", t)
     if MATH_PLACEHOLDER in t:
-        t = _MATH_RUNS.sub(MATH_PLACEHOLDER, t)
+        t = _MATH_RUNS.sub(log.next_pass().merge_run if log else MATH_PLACEHOLDER, t)
     return t.strip()
+
+
+def math_snippets(title: str | None, abstract: str | None) -> list[str] | None:
+    """The original text of each placeholder of :func:`extraction_text`, in order.
+
+    Evidence sentences are cut from the cleaned text, where math is a wall for matching; this
+    map lets them be stored as the paper wrote them (:func:`restore_math`). ``None`` when the
+    map would not line up with the text (a cleaning pass removed a placeholder it made, which
+    a URL glued to math can do): the caller then keeps the placeholders.
+
+    >>> math_snippets("On $k$-means", "We get $O(1)$ and $a$ $b$ here.")
+    [' $k$', ' $O(1)$ ', ' $a$ $b$ ']
+    """
+    logs = [_MathLog(part) for part in (title or "", abstract or "")]
+    head = _clean(_tame_case(title.strip()), logs[0]).strip() if title and title.strip() else ""
+    body = _clean(abstract, logs[1]) if abstract else ""
+    if head.count(MATH_PLACEHOLDER) != len(logs[0].snippets) or body.count(MATH_PLACEHOLDER) != len(
+        logs[1].snippets
+    ):
+        return None
+    return logs[0].snippets + logs[1].snippets
+
+
+_AROUND_PLACEHOLDER = re.compile(rf" ?{MATH_PLACEHOLDER} ?")
+
+
+def restore_math(sentence: str, first: int, snippets: list[str]) -> str:
+    """A sentence of the cleaned text with its placeholders put back as the math they replaced.
+
+    ``first`` is the index in ``snippets`` of the sentence's first placeholder (how many come
+    before it in the whole text). A placeholder keeps a neighbouring space only where the
+    original had one, so ``$k$-armed`` and ``($x$)`` come back as written.
+
+    >>> restore_math("A § -armed bandit with rate §.", 0, [" $k$", " $O(1)$"])
+    'A $k$-armed bandit with rate $O(1)$.'
+    """
+    k = first
+
+    def put_back(m: re.Match[str]) -> str:
+        nonlocal k
+        if k >= len(snippets):
+            return m.group(0)
+        snippet = snippets[k]
+        k += 1
+        return snippet
+
+    return _AROUND_PLACEHOLDER.sub(put_back, sentence).strip()
 
 
 def _tame_case(title: str) -> str:

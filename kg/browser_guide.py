@@ -1,8 +1,8 @@
 """A Neo4j Browser guide (``:guide <url>``) generated from the graph it is about.
 
 Why generated: a guide whose queries name things that are not in the graph shows empty frames,
-and the names worth looking at (the most mentioned concepts, the authors with the most papers, the
-real topic roots and venues) are only known once the data is loaded. The queries themselves
+and the names worth looking at (the concepts and the authors with the most papers, the real
+topic roots and venues) are only known once the data is loaded. The queries themselves
 are the documented ones of ``neo4j-browser/browser-queries.cypher`` (:mod:`kg.browser_queries`),
 with their ``:param`` values replaced by names picked from the graph, so the guide, the file
 and the test that runs the file agree.
@@ -54,8 +54,8 @@ KIND_COLOURS: dict[str, tuple[str, str]] = {
 # Which parameter of the documented queries each pick list fills.
 PARAM_PICKS = {"name": "concepts", "author": "authors", "topic": "roots", "venue": "venues"}
 SLIDES: tuple[tuple[str, str, str], ...] = (
-    ("0", "Concepts", "The most mentioned concepts and their neighbourhoods."),
-    ("1", "Concepts", "The most mentioned concepts and their neighbourhoods."),
+    ("0", "Concepts", "The concepts with the most papers and their neighbourhoods."),
+    ("1", "Concepts", "The concepts with the most papers and their neighbourhoods."),
     ("2", "Concepts that occur together", "Pairs of concepts that share papers."),
     ("3", "Co-authors", "Who writes with whom; edge captions count joint papers."),
     ("4", "Topics", "The topic hierarchy of the listings."),
@@ -236,7 +236,9 @@ def render_guide(queries: Sequence[DocumentedQuery], picks: GuidePicks) -> str:
     for q in queries:
         groups.setdefault(q.number[0], []).append(q)
     pick_lists = {
-        "1": _pick_list("Most mentioned", picks.concepts),
+        "1": _pick_list(
+            "Most papers (about it or a narrower concept, as the explorer counts)", picks.concepts
+        ),
         "2": f"<p>$minWeight = {picks.min_weight} keeps {picks.co_occurs_edges} pairs.</p>",
         "3": _pick_list("Authors with the most papers", picks.authors),
         "4": _pick_list("Root topics", picks.roots),

@@ -39,14 +39,24 @@
 // ---------------------------------------------------------------------------------------------
 // 0. Find a concept by name or alias (table view).
 //    Case-insensitive, on names and aliases; use it to get the exact name query 1 needs.
+//    `papers` is the explorer's and the API's count (`paperCount`): papers about the concept or
+//    a narrower one, each once; `mentionedIn` counts every paper that names the concept itself,
+//    passing mentions included.
 // ---------------------------------------------------------------------------------------------
 :param name => 'language model';
 
 MATCH (c:Concept)
 WHERE toLower(c.name) CONTAINS toLower($name)
    OR any(alias IN coalesce(c.aliases, []) WHERE toLower(alias) CONTAINS toLower($name))
-RETURN c.name AS concept, c.kind AS kind, c.aliases AS aliases,
-       COUNT { (c)<-[:MENTIONS]-(:Paper) } AS papers
+CALL (c) {
+  MATCH (x:Concept)-[:BROADER*0..]->(c)
+  WITH DISTINCT x
+  MATCH (p:Paper)-[r:MENTIONS|INTRODUCES]->(x)
+  WHERE type(r) = 'INTRODUCES' OR r.about IS NULL OR r.about <> false
+  RETURN count(DISTINCT p) AS papers
+}
+RETURN c.name AS concept, c.kind AS kind, c.aliases AS aliases, papers,
+       COUNT { (c)<-[:MENTIONS]-(:Paper) } AS mentionedIn
 ORDER BY papers DESC, concept
 LIMIT 25;
 

@@ -19,7 +19,7 @@ from extractors.concepts.analysis import ABOUT_THRESHOLD, CACHE_KEY, Analysis, C
 from extractors.concepts.background import Background, load_background
 from extractors.concepts.vocabulary import SKIP_TOKENS, Vocabulary, token_key
 from extractors.registry import ExtractInput, Parts, register
-from extractors.text import MATH_PLACEHOLDER, sentence_spans, title_length
+from extractors.text import MATH_PLACEHOLDER, math_snippets, restore_math, sentence_spans, title_length
 from kg.merge import DISCOVERED, normalize_properties
 from kg.models import Node, Properties, Relationship, trusted_node, trusted_relationship
 
@@ -161,8 +161,26 @@ def paper_analysis(x: ExtractInput) -> Analysis | None:
     return analyse(x.doc, x.text, title_end, vocab, background, x.tokens_only)
 
 
-def _evidence(analysis: Analysis, c: Candidate, limit: int = MAX_EVIDENCE) -> list[str]:
-    """The sentences holding the first mentions of a concept, trimmed for storage."""
+def paper_math(x: ExtractInput) -> list[str] | None:
+    """The math behind each placeholder of the paper's text (``None``: the text has none).
+
+    Evidence is stored as the paper wrote it: matching sees math as a wall (a placeholder),
+    the stored sentence gets the LaTeX back (:func:`extractors.text.restore_math`).
+    """
+    if MATH_PLACEHOLDER not in x.text:
+        return None
+    snippets = math_snippets(x.paper.title, x.paper.abstract)
+    return snippets if snippets is not None and len(snippets) == x.text.count(MATH_PLACEHOLDER) else None
+
+
+def _evidence(
+    analysis: Analysis, c: Candidate, limit: int = MAX_EVIDENCE, math: list[str] | None = None
+) -> list[str]:
+    """The sentences holding the first mentions of a concept, trimmed for storage.
+
+    With ``math`` (:func:`paper_math`) a sentence's placeholders become the LaTeX they stand
+    for, after trimming, so the trim never cuts a formula in half.
+    """
     firsts = analysis.sentence_starts
     token_starts = analysis.stream.starts
     texts = analysis.sentence_texts
@@ -177,6 +195,8 @@ def _evidence(analysis: Analysis, c: Candidate, limit: int = MAX_EVIDENCE) -> li
             sentence = analysis.text[a:b].strip()
             if len(sentence) > MAX_EVIDENCE_CHARS:
                 sentence = sentence[: MAX_EVIDENCE_CHARS - 1].rstrip() + "…"
+            if math is not None and MATH_PLACEHOLDER in sentence:
+                sentence = restore_math(sentence, analysis.text.count(MATH_PLACEHOLDER, 0, a), math)
             texts[k] = sentence
         if sentence not in out:
             out.append(sentence)
@@ -334,6 +354,7 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
         return parts
     vocab = analysis.vocab
     added: set[str] = set()
+    math = paper_math(x)
     for rank, c in enumerate(selected_mentions(analysis)):
         parts.relationships.append(
             _rel(
@@ -343,7 +364,7 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
                 {
                     "count": c.count,
                     "score": c.score,
-                    "evidence": _evidence(analysis, c),
+                    "evidence": _evidence(analysis, c, math=math),
                     "surface": c.surface,
                     "salience": (salience := analysis.salience(c)),
                     "about": salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c)),
@@ -382,11 +403,17 @@ def extract_introduced(x: ExtractInput) -> Parts:
     if analysis is None:
         return parts
     added: set[str] = set()
+    math = paper_math(x)
     for c in introduced_concepts(analysis):
         parts.nodes.append(concept_node(c))
         added.add(c.id)
         parts.relationships.append(
-            _rel("INTRODUCES", x.paper_id, c.id, {"evidence": _evidence(analysis, c, 1), "score": c.score})
+            _rel(
+                "INTRODUCES",
+                x.paper_id,
+                c.id,
+                {"evidence": _evidence(analysis, c, 1, math), "score": c.score},
+            )
         )
         _add_hierarchy(parts, analysis.vocab, c, added)
     return parts

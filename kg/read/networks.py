@@ -76,8 +76,8 @@ def ego_ids(
     first node left out. Why: a popular author's first co-authors fill a depth-2 network of 200
     nodes, and reading the ties of all 70-odd of them was most of the request (two statements
     each on SQLite). Each node's list is still cut at the budget the hop started with, so the
-    answer is exactly the one of reading the whole frontier at once. With ``years`` (co-authors
-    only) a tie counts only the papers of those years.
+    answer is exactly the one of reading the whole frontier at once. With ``years`` a tie counts
+    only the papers of those years.
     """
     nodes = [center]
     seen = {center}
@@ -91,11 +91,12 @@ def ego_ids(
         while start < len(frontier) and not truncated:
             batch = frontier[start : start + size]
             start, size = start + len(batch), size * 2
-            found = (
-                store.weighted_neighbors(batch, pair, min_weight, limit)
-                if years is None
-                else store.coauthors_in_years(batch, years, min_weight, limit)
-            )
+            if years is None:
+                found = store.weighted_neighbors(batch, pair, min_weight, limit)
+            elif pair == "COAUTHOR":
+                found = store.coauthors_in_years(batch, years, min_weight, limit)
+            else:
+                found = store.concepts_in_years(batch, years, min_weight, limit)
             for neighbours in found:
                 for other in neighbours:
                     if other.id in seen:
@@ -123,11 +124,13 @@ def view(
     years: tuple[int, int] | None = None,
 ) -> NetworkView:
     """Rows for ``ids`` (names and paper counts from the store) and the ties among them (of the
-    papers of ``years`` only, when given: co-authors only)."""
+    papers of ``years`` only, when given)."""
     rows = [NetworkNode(n.id, n.label, n.name or n.id, float(n.papers)) for n in store.network_nodes(ids)]
     chosen = [n.id for n in rows]
     if years is None:
         edges = store.pair_edges_among(chosen, pair, min_weight)
-    else:
+    elif pair == "COAUTHOR":
         edges = store.coauthor_edges_in_years(chosen, years, min_weight)
+    else:
+        edges = store.concept_edges_in_years(chosen, years, min_weight)
     return NetworkView(nodes=rows, edges=edges, truncated=truncated)

@@ -379,12 +379,14 @@ class ReadService:
         return self._memo(("years", venues), lambda: self.store.paper_years(PaperQuery(venues=venues)))
 
     def concept_trend(
-        self, cid: str, venue: str | None = None, about_only: bool = True
+        self, cid: str, venue: str | None = None, about_only: bool = True, include_narrower: bool = False
     ) -> list[trends.YearShare]:
-        """Papers about one concept per year (as ``paperCount`` counts them), of one venue or
-        series or of all, with their share of that year's papers; every year with papers."""
+        """Papers about one concept (with ``include_narrower``, or its narrower concepts: as
+        ``paperCount`` counts them by default) per year, of one venue or series or of all, with
+        their share of that year's papers; every year with papers."""
         venues = self.venue_ids(venue)
-        about = self.store.paper_years(PaperQuery(concepts=(cid,), about_only=about_only, venues=venues))
+        ids = self.closure(cid) if include_narrower else (cid,)
+        about = self.store.paper_years(PaperQuery(concepts=ids, about_only=about_only, venues=venues))
         return trends.trend(about, self.paper_years(venues))
 
     def rising_concepts(
@@ -441,10 +443,26 @@ class ReadService:
         return networks.view(self.store, "COAUTHOR", ids, truncated, years=years)
 
     def concept_graph(
-        self, concept: str | None, min_weight: int = 1, max_nodes: int = 200, depth: int = 1
+        self,
+        concept: str | None,
+        min_weight: int = 1,
+        max_nodes: int = 200,
+        depth: int = 1,
+        years: tuple[int, int] | None = None,
     ) -> NetworkView:
-        """Co-occurrence around one concept, or the strongest part of the whole concept graph."""
+        """Co-occurrence around one concept, or the strongest part of the whole concept graph;
+        with ``years`` (inclusive, around a concept only) only the papers of those years make
+        ties, counted in the store by the rule the stored ties follow (kg.derived)."""
         networks.check_graph_args(depth, max_nodes, min_weight)
+        networks.check_years(years)
+        if years is not None:
+            if concept is None:
+                raise InvalidArgument("years: give a `concept` too (a year range applies around one concept)")
+            center = self.require_concept(concept)
+            ids, truncated = networks.ego_ids(
+                self.store, "CO_OCCURS", center.id, depth, max_nodes, min_weight, years
+            )
+            return networks.view(self.store, "CO_OCCURS", ids, truncated, min_weight, years)
         if concept is None:
             ids, truncated = self._memo(
                 ("strongest", min_weight, max_nodes),

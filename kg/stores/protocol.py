@@ -462,3 +462,17 @@ class ReadStore(GraphStore, Protocol):
     ) -> list[PairEdge]:
         """``pair_edges_among`` over ``COAUTHOR`` counting only the papers of ``years``."""
         ...
+
+    def concepts_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        """``weighted_neighbors`` over ``CO_OCCURS`` counting only the papers of ``years``
+        (inclusive): the pairs among each such paper's best ``CO_OCCURS_TOP_K`` mentions by
+        score then id (:func:`kg.derived.top_concepts`, the rule the stored ties follow)."""
+        ...
+
+    def concept_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        """``pair_edges_among`` over ``CO_OCCURS`` counting only the papers of ``years``."""
+        ...

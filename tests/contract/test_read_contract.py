@@ -204,6 +204,8 @@ READ_METHODS = [
     "concept_counts",
     "coauthors_in_years",
     "coauthor_edges_in_years",
+    "concepts_in_years",
+    "concept_edges_in_years",
     "coauthor_path",
     "save_analysis",
     "analysis_version",
@@ -638,6 +640,62 @@ def test_coauthor_edges_in_years_are_the_ties_of_those_papers(rs: ReadStore) -> 
     assert rs.coauthor_edges_in_years(chosen, (2023, 2024), 2) == [PairEdge(A.id, B.id, 2)]
     assert rs.coauthor_edges_in_years(chosen, (0, 9999), 1) == rs.pair_edges_among(chosen, "COAUTHOR", 1)
     assert rs.coauthor_edges_in_years([A.id], (0, 9999), 1) == []
+
+
+# CO_OCCURS by year: p1 2024 CNN-DL; p2 2024 MAB-CB; p3 2023 LLM-DL; p5 2023 LLM-GNA; p6 2022
+# CB-RL; p9 2024 MAB-ZRL-GNB-DML (each paper has fewer than CO_OCCURS_TOP_K mentions).
+def test_concepts_in_years_count_only_those_papers(rs: ReadStore) -> None:
+    assert rs.concepts_in_years([DL.id, LLM.id, "concept:nobody"], (2023, 2023), 1, 10) == [
+        [Weighted(LLM.id, 1)],
+        [Weighted(DL.id, 1), Weighted(GNA.id, 1)],
+        [],
+    ]
+    assert rs.concepts_in_years([DL.id], (2024, 2024), 1, 10) == [[Weighted(CNN.id, 1)]]
+    assert rs.concepts_in_years([DL.id], (2023, 2024), 1, 10) == [[Weighted(CNN.id, 1), Weighted(LLM.id, 1)]]
+    four = [Weighted(CB.id, 1), Weighted(DML.id, 1), Weighted(GNB.id, 1), Weighted(ZRL.id, 1)]
+    assert rs.concepts_in_years([MAB.id], (2024, 2024), 1, 10) == [four]
+    assert rs.concepts_in_years([MAB.id], (2024, 2024), 1, 2) == [four[:2]]
+    assert rs.concepts_in_years([LLM.id], (2023, 2024), 2, 10) == [[]]
+    assert rs.concepts_in_years([CB.id], (2025, 2030), 1, 10) == [[]]
+    every = ids(ML, DL, CNN, LLM, MAB, CB, DML, RL, ZRL, GNA, GNB)
+    assert rs.concepts_in_years(every, (0, 9999), 1, 10) == rs.weighted_neighbors(every, "CO_OCCURS", 1, 10)
+
+
+def test_concept_edges_in_years_are_the_ties_of_those_papers(rs: ReadStore) -> None:
+    chosen = [LLM.id, GNA.id, DL.id, CNN.id, "concept:nobody"]
+    assert rs.concept_edges_in_years(chosen, (2023, 2024), 1) == [
+        PairEdge(CNN.id, DL.id, 1),
+        PairEdge(DL.id, LLM.id, 1),
+        PairEdge(GNA.id, LLM.id, 1),
+    ]
+    assert rs.concept_edges_in_years(chosen, (2024, 2024), 1) == [PairEdge(CNN.id, DL.id, 1)]
+    assert rs.concept_edges_in_years(chosen, (2023, 2024), 2) == []
+    every = ids(ML, DL, CNN, LLM, MAB, CB, DML, RL, ZRL, GNA, GNB)
+    assert rs.concept_edges_in_years(every, (0, 9999), 1) == rs.pair_edges_among(every, "CO_OCCURS", 1)
+    assert rs.concept_edges_in_years([DL.id], (0, 9999), 1) == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_concepts_in_years_follow_the_top_mentions_rule(backend: str, request: pytest.FixtureRequest) -> None:
+    """A paper with more mentions than CO_OCCURS_TOP_K: the year-range ties are the stored ones
+    (best scores, ties by id), so a range covering every year changes nothing."""
+    scores = [0.9, 0.8, 0.8, 0.7, 0.6, 0.5, 0.5, 0.4, 0.4, 0.1]  # the 8th and 9th tie: id decides
+    cs = [concept(f"c{i}", f"Concept {i}") for i in range(len(scores))]
+    many = paper_record(
+        "q1", "Many", 2020, [A], mentions=[(c, True, s) for c, s in zip(cs, scores, strict=True)]
+    )
+    later = paper_record("q2", "Later", 2021, [A], mentions=[(cs[9], True, 0.9), (cs[0], True, 0.8)])
+    every = [c.id for c in cs]
+    s = open_store(backend, request)
+    try:
+        s.upsert([many, later])
+        assert s.concepts_in_years(every, (0, 9999), 1, 20) == s.weighted_neighbors(every, "CO_OCCURS", 1, 20)
+        assert s.concept_edges_in_years(every, (0, 9999), 1) == s.pair_edges_among(every, "CO_OCCURS", 1)
+        assert s.concepts_in_years([cs[8].id, cs[9].id], (2020, 2020), 1, 20) == [[], []]
+        assert s.concepts_in_years([cs[9].id], (2021, 2021), 1, 20) == [[Weighted(cs[0].id, 1)]]
+        assert len(s.concepts_in_years([cs[0].id], (2020, 2020), 1, 20)[0]) == 7
+    finally:
+        s.close()
 
 
 # -- updates are visible, hidden state is not ----------------------------------------------------

@@ -18,6 +18,7 @@ import pytest
 from kg.browser_guide import generate, guide_blocks, read_picks
 from kg.browser_queries import DocumentedQuery, load_queries
 from kg.models import PaperRecord
+from kg.read.service import ReadService
 from kg.stores.neo4j.store import Neo4jStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,13 +104,56 @@ def test_every_guide_block_returns_rows(example_graph: neo4j.Driver) -> None:
 
 
 def test_generated_guide_names_the_graphs_top_concept(example_graph: neo4j.Driver) -> None:
-    top = _run(
+    # The top concept by papers about it or a narrower one (paperCount), computed here from the
+    # raw relationships: each concept's papers, then added up the BROADER hierarchy.
+    about = _run(
         example_graph,
-        "MATCH (c:Concept) RETURN c.name AS name ORDER BY COUNT { (c)<-[:MENTIONS]-() } DESC, name LIMIT 1",
-    )[0]["name"]
+        "MATCH (p:Paper)-[r:MENTIONS|INTRODUCES]->(c:Concept) "
+        "WHERE type(r) = 'INTRODUCES' OR r.about IS NULL OR r.about <> false RETURN c.id AS c, p.id AS p",
+    )
+    broader = _run(example_graph, "MATCH (a:Concept)-[:BROADER]->(b:Concept) RETURN a.id AS a, b.id AS b")
+    names = {
+        r["id"]: r["name"] for r in _run(example_graph, "MATCH (c:Concept) RETURN c.id AS id, c.name AS name")
+    }
+    up: dict[str, set[str]] = {}
+    for r in broader:
+        up.setdefault(r["a"], set()).add(r["b"])
+    papers: dict[str, set[str]] = {}
+    for r in about:
+        todo, seen = [r["c"]], set()
+        while todo:
+            c = todo.pop()
+            if c not in seen:
+                seen.add(c)
+                papers.setdefault(c, set()).add(r["p"])
+                todo.extend(up.get(c, ()))
+    top = min(papers, key=lambda c: (-len(papers[c]), names[c]))
+    top = names[top]
     html_text = generate(example_graph, QUERIES_FILE)
     assert html_text.count("<slide>") == 6
     assert f"{{name: '{top}'}}" in html_text.replace("&#x27;", "'")
+
+
+def test_guide_concept_counts_are_the_api_paper_counts(example_graph: neo4j.Driver) -> None:
+    """One count (issue 29): the guide's "kind, N papers" and query 0's ``papers`` are what the
+    API's ``paperCount`` (and the explorer beside it) says for the same concept."""
+    store = Neo4jStore(example_graph)
+    service = ReadService(store)
+    with example_graph.session() as session:
+        picks = read_picks(session)
+    assert picks.concepts
+    for pick in picks.concepts:
+        concept = service.require_concept(pick.name)
+        expected = service.paper_count(service.concept_query(concept.id))
+        assert pick.detail.endswith(f", {expected} papers"), (pick, expected)
+    query0 = next(q for q in QUERIES if q.number == "0")
+    name = picks.concepts[0].name
+    rows = _run(example_graph, query0.cypher, {"name": name})
+    by_name = {r["concept"]: r["papers"] for r in rows}
+    assert name in by_name, by_name
+    for concept_name, papers in by_name.items():
+        concept = service.require_concept(concept_name)
+        assert papers == service.paper_count(service.concept_query(concept.id)), concept_name
 
 
 def test_coauthor_picture_keeps_a_budget_and_marks_the_author(example_graph: neo4j.Driver) -> None:

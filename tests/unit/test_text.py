@@ -11,6 +11,8 @@ from extractors.text import (
     clean_text,
     extraction_parts,
     extraction_text,
+    math_snippets,
+    restore_math,
     sentence_spans,
     title_length,
 )
@@ -130,3 +132,83 @@ def test_sentence_spans_equal_the_reference(text: str) -> None:
 def test_sentence_spans_equal_the_reference_on_generated_text(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert sentence_spans(text) == _reference_sentence_spans(text)
+
+
+def test_math_dropped_with_a_footnote_leaves_the_map_in_line() -> None:
+    """``\\footnote{...}`` goes whole in cleaning, the math inside it too: the map follows."""
+    abstract = "A rate of $O(T)$ \\footnote{$\\tilde O$ hides logs.} and $d$ here."
+    text, _ = extraction_parts(None, abstract)
+    snippets = math_snippets(None, abstract)
+    assert snippets is not None
+    assert restore_math(text, 0, snippets) == "A rate of $O(T)$ and $d$ here."
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "A rate of $O(1/\\sqrt{T})$. Next.",
+        "The $k$-armed bandit ($d \\ge 2$) has regret $\\tilde{O}(d)$ $\\pm$ $\\epsilon$ here.",
+        "Display $$\\sum_i x_i$$ and \\(a+b\\) and \\[c\\] then $e$ mixed.",
+        "A section sign \u00a7 3 and math $x$ after it.",
+        "$x$ starts it and ends with $y$",
+        "no math at all.",
+    ],
+)
+def test_restored_text_is_the_abstract_as_written(abstract: str) -> None:
+    """Placeholders back in: the whole cleaned text restored is the abstract, spacing included."""
+    text, _ = extraction_parts(None, abstract)
+    snippets = math_snippets(None, abstract)
+    assert snippets is not None
+    assert len(snippets) == text.count(MATH_PLACEHOLDER)
+    assert restore_math(text, 0, snippets) == abstract
+
+
+def test_restored_sentences_count_the_placeholders_before_them() -> None:
+    title, abstract = "On $k$-means", "First $a$ here. Then $b$ and $c$. Last $d$."
+    text, _ = extraction_parts(title, abstract)
+    snippets = math_snippets(title, abstract)
+    assert snippets is not None
+    restored = [
+        restore_math(text[a:b], text.count(MATH_PLACEHOLDER, 0, a), snippets) for a, b in sentence_spans(text)
+    ]
+    assert restored == ["On $k$-means.", "First $a$ here.", "Then $b$ and $c$.", "Last $d$."]
+
+
+ATOMS = [
+    "word",
+    " ",
+    "$x$",
+    "$\\alpha_1$",
+    "$",
+    "$$",
+    "\\(",
+    "\\)",
+    ".",
+    ",",
+    "(",
+    ")",
+    "-",
+    "\u00a7",
+    "\\cite{a}",
+    "\\footnote{$y$ hides logs}",
+    "<b>$z$</b>",
+    "[$w$](http://a.b)",
+]
+
+
+@given(st.lists(st.sampled_from(ATOMS), max_size=30))
+@settings(max_examples=500, deadline=None)
+def test_math_snippets_line_up_with_the_placeholders(parts: list[str]) -> None:
+    """Whatever the text, the map has one entry per placeholder and gives every formula back."""
+    abstract = "".join(parts)
+    text, _ = extraction_parts(None, abstract)
+    snippets = math_snippets(None, abstract)
+    assert snippets is not None
+    assert len(snippets) == text.count(MATH_PLACEHOLDER)
+    restored = restore_math(text, 0, snippets)
+    # No placeholder is left for a formula (a literal § of the text may stay, or go with a URL).
+    assert restored.count(MATH_PLACEHOLDER) <= abstract.count(MATH_PLACEHOLDER), (abstract, restored)
+    assert restored.count("$") <= abstract.count("$"), (
+        abstract,
+        restored,
+    )  # math inside a dropped footnote goes

@@ -10,7 +10,6 @@
   var V = window.KGVendor;
   var ENDPOINT = new URL("graphql", document.baseURI).href;
   var MAX_NODES = 1000;
-  var PAGE = 100; // the API's largest page (max_page_size)
   var ALIASES = 25; // aliased lookups per request (the API allows 30)
   var PAPERS_SHOWN = 20;
 
@@ -29,9 +28,9 @@
     renderer: null,
     hovered: null,
     selected: null,
-    network: null, // the API's answer for the co-author network (before the year filter)
-    papersByAuthor: null, // author id -> [{id, year, authors}] for the year filter
-    yearSpan: null,
+    network: null, // the API's answer for the co-author network (of the chosen years)
+    coauthorVars: null, // the arguments it was asked with, but the years
+    yearSpan: null, // the years of the graph's venues: the bounds of the year range
     requests: 0,
     focus: null, // the searched concept or author: marked and always labelled
     labelled: {}, // node -> true: the labels chooseLabels found room for
@@ -667,8 +666,8 @@
   }
 
   // ---------------------------------------------------------------- co-author network
-  var COAUTHORS = "query Coauthors($author: String!, $depth: Int!, $maxNodes: Int!) {\n" +
-    "  coauthorNetwork(author: $author, depth: $depth, maxNodes: $maxNodes) {\n" +
+  var COAUTHORS = "query Coauthors($author: String!, $depth: Int!, $maxNodes: Int!, $years: YearRange) {\n" +
+    "  coauthorNetwork(author: $author, depth: $depth, maxNodes: $maxNodes, years: $years) {\n" +
     "    truncated nodes { id name weight } edges { source target weight }\n  }\n}";
 
   function topAuthor() {
@@ -694,16 +693,13 @@
           maxNodes: clampInt(form.maxNodes.value, 2, MAX_NODES, 150),
         };
         showClamped(form, vars);
-        return gql(COAUTHORS, vars).then(function (data) {
+        state.coauthorVars = vars;
+        state.centerName = name;
+        return loadYearSpan().then(function () {
+          return gql(COAUTHORS, Object.assign({ years: yearsArg() }, vars));
+        }).then(function (data) {
           state.network = data.coauthorNetwork;
-          state.papersByAuthor = null;
-          state.centerName = name;
-          var years = $("#years");
-          years.disabled = true;
-          form.yearFrom.value = "";
-          form.yearTo.value = "";
           drawCoauthors();
-          return loadAuthorYears(state.network);
         });
       })
       .catch(fail)
@@ -728,37 +724,24 @@
     return dist;
   }
 
-  // The network as drawn: the API's, or restricted to papers in the chosen years (computed
-  // here from each author's papers: the API's coauthorNetwork has no year argument).
-  function filteredNetwork() {
-    var net = state.network;
-    var range = yearRange();
-    if (!range || !state.papersByAuthor) return { network: net, filtered: false };
-    var inRange = {};
-    net.nodes.forEach(function (n) {
-      var ids = {};
-      (state.papersByAuthor[n.id] || []).forEach(function (p) {
-        if (p.year != null && p.year >= range[0] && p.year <= range[1]) ids[p.id] = true;
-      });
-      inRange[n.id] = ids;
-    });
-    var edges = [];
-    net.edges.forEach(function (e) {
-      var a = inRange[e.source] || {}, b = inRange[e.target] || {};
-      var shared = Object.keys(a).filter(function (id) { return b[id]; }).length;
-      if (shared > 0) edges.push({ source: e.source, target: e.target, weight: shared });
-    });
-    var linked = {};
-    edges.forEach(function (e) { linked[e.source] = linked[e.target] = true; });
-    var nodes = net.nodes
-      .filter(function (n) { return linked[n.id] || Object.keys(inRange[n.id]).length > 0; })
-      .map(function (n) { return Object.assign({}, n, { weight: Object.keys(inRange[n.id]).length }); });
-    return { network: { nodes: nodes, edges: edges, truncated: net.truncated }, filtered: true, range: range };
+  // A new year range: the server answers for the papers of those years (coauthorNetwork(years:)).
+  function redrawCoauthorYears() {
+    if (!state.coauthorVars) return Promise.resolve();
+    setBusy(true);
+    setStatus("Loading the co-author network of the chosen years...");
+    rememberView(true);
+    return gql(COAUTHORS, Object.assign({ years: yearsArg() }, state.coauthorVars))
+      .then(function (data) {
+        state.network = data.coauthorNetwork;
+        drawCoauthors();
+      })
+      .catch(fail)
+      .finally(function () { setBusy(false); });
   }
 
   function drawCoauthors() {
-    var view = filteredNetwork();
-    var net = view.network;
+    var net = state.network;
+    var range = yearRange();
     var center = state.network.nodes.find(function (n) { return n.name === state.centerName; });
     var dist = center ? hops(net, center.id) : {};
     var graph = buildGraph(
@@ -770,42 +753,38 @@
       graph.setNodeAttribute(node, "hops", dist[node] === undefined ? null : dist[node]);
     });
     draw(graph, { focus: center && graph.hasNode(center.id) ? center.id : null });
-    var extra = view.filtered ? ", papers of " + view.range[0] + "\u2013" + view.range[1] : "";
+    var extra = range ? ", papers of " + range[0] + "\u2013" + range[1] : "";
     setStatus(describe(net, "authors around " + state.centerName, extra));
     if (center && graph.hasNode(center.id)) select(center.id, !state.paper);
   }
 
-  function loadAuthorYears(network) {
-    var names = network.nodes.map(function (n) { return n.name; });
-    var sel = "{ papers(first: " + PAGE + ") { totalCount nodes { id year } } }";
-    return lookupMany("author", names, sel).then(function (authors) {
-      var byId = {};
-      var lo = Infinity, hi = -Infinity, capped = 0;
-      network.nodes.forEach(function (n, i) {
-        var a = authors[i];
-        var papers = a ? a.papers.nodes : [];
-        if (a && a.papers.totalCount > papers.length) capped += 1;
-        byId[n.id] = papers;
-        papers.forEach(function (p) {
-          if (p.year != null) { lo = Math.min(lo, p.year); hi = Math.max(hi, p.year); }
-        });
-      });
-      state.papersByAuthor = byId;
+  // The bounds of the year range: the years of the graph's venues, asked once. The range
+  // itself is applied by the server, to the network and to an author's papers alike.
+  function loadYearSpan() {
+    if (state.yearSpan) return Promise.resolve(state.yearSpan);
+    return gql("{ venues { year } }").then(function (data) {
+      var years = data.venues.map(function (v) { return v.year; }).filter(function (y) { return y != null; });
       var form = $("#coauthor-form");
       var note = $("#years-note");
-      if (lo === Infinity) {
-        note.textContent = "These papers have no years.";
-        return;
+      if (!years.length) {
+        note.textContent = "The graph's papers have no years.";
+        return null;
       }
+      var lo = Math.min.apply(null, years), hi = Math.max.apply(null, years);
       state.yearSpan = [lo, hi];
       [form.yearFrom, form.yearTo].forEach(function (input) { input.min = lo; input.max = hi; });
-      form.yearFrom.value = lo;
-      form.yearTo.value = hi;
+      if (!form.yearFrom.value) form.yearFrom.value = lo;
+      if (!form.yearTo.value) form.yearTo.value = hi;
       $("#years").disabled = false;
-      note.textContent = "Filtered here, from each author's papers" +
-        (capped ? " (newest " + PAGE + " for " + capped + " prolific authors)" : "") +
-        "; papers without a year count only when the whole span is chosen.";
+      note.textContent = "Ties count only the papers of these years (" + lo + "\u2013" + hi +
+        ": every year; papers without a year count only then).";
+      return state.yearSpan;
     });
+  }
+
+  function yearsArg() {
+    var range = yearRange();
+    return range ? { from: range[0], to: range[1] } : null;
   }
 
   function yearRange() {
@@ -847,11 +826,12 @@
   // ---------------------------------------------------------------- details panel
   var CONCEPT_PAPERS = "query ConceptPapers($name: String!) {\n" +
     "  concept(name: $name) {\n    name kind aliases paperCount narrower { name }\n" +
+    "    trend(includeNarrower: true) { year papers }\n" +
     "    papers(first: " + PAPERS_SHOWN + ") { totalCount nodes { id title year venue { name }\n" +
     "      concepts { concept { name } evidence } } }\n  }\n}";
   var AUTHOR_PAPERS = "query AuthorPapers($name: String!) {\n" +
     "  author(name: $name) {\n    name paperCount coauthors(first: 8) { author { name } papers }\n" +
-    "    papers(first: " + PAGE + ") { totalCount nodes { id title year venue { name } } }\n  }\n}";
+    "    papers(first: " + PAPERS_SHOWN + ") { totalCount nodes { id title year venue { name } } }\n  }\n}";
   var PAPER = "query Paper($id: ID!) {\n  paper(id: $id) {\n    id title year url abstract venue { name }\n" +
     "    authors { name } concepts(first: 12) { concept { name kind } evidence }\n  }\n}";
 
@@ -893,6 +873,44 @@
     return "\u201c" + sentence + "\u201d" + (own ? "" : " (via " + via.concept.name + ")");
   }
 
+  // A concept's papers per year (Concept.trend, counted as paperCount counts them) as a small
+  // bar chart: one bar a year from the first to the last year with papers, empty years
+  // included, so a gap reads as a gap. Each bar carries its year and count (data-*, <title>).
+  var SVG = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, text) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text != null) node.textContent = text;
+    return node;
+  }
+
+  function trendChart(trend, total) {
+    if (!trend.length) return null;
+    var byYear = {};
+    trend.forEach(function (t) { byYear[t.year] = t.papers; });
+    var first = trend[0].year, last = trend[trend.length - 1].year;
+    var years = [];
+    for (var y = first; y <= last; y++) years.push(y);
+    var top = Math.max.apply(null, trend.map(function (t) { return t.papers; }));
+    var W = 300, H = 64, PAD = 14, slot = (W - 2) / years.length;
+    var bars = svg("svg", { id: "trend-chart", width: W, height: H + PAD, viewBox: "0 0 " + W + " " + (H + PAD),
+      role: "img", "aria-label": "papers per year" });
+    years.forEach(function (year, i) {
+      var n = byYear[year] || 0;
+      var h = n ? Math.max(2, Math.round((H - 12) * n / top)) : 0;
+      var bar = svg("rect", { class: "bar", x: (1 + i * slot + slot * 0.1).toFixed(1), y: H - h,
+        width: Math.max(1, slot * 0.8).toFixed(1), height: h, "data-year": year, "data-papers": n });
+      bar.appendChild(svg("title", {}, year + ": " + n + " paper" + (n === 1 ? "" : "s")));
+      bars.appendChild(bar);
+    });
+    bars.appendChild(svg("text", { x: 1, y: H + PAD - 2, class: "axis" }, String(first)));
+    if (last !== first) bars.appendChild(svg("text", { x: W - 1, y: H + PAD - 2, class: "axis", "text-anchor": "end" }, String(last)));
+    bars.appendChild(svg("text", { x: 1, y: 10, class: "axis" }, "max " + top));
+    var dated = trend.reduce(function (n, t) { return n + t.papers; }, 0);
+    return el("figure", { class: "trend", id: "trend" }, bars,
+      el("figcaption", { class: "note" }, "Papers per year (" + dated + " of the " + total + " have a year)"));
+  }
+
   function showConcept(name) {
     var box = panel();
     box.appendChild(el("p", { class: "note" }, "Loading papers of " + name + "..."));
@@ -907,6 +925,8 @@
         el("span", { class: "kind", style: "background:" + (KIND_COLORS[c.kind] || "#999") }, c.kind.toLowerCase()),
         " " + c.paperCount + " paper" + (c.paperCount === 1 ? "" : "s") +
           (c.aliases.length ? " \u00b7 also: " + c.aliases.slice(0, 4).join(", ") : "")));
+      var chart = trendChart(c.trend, c.paperCount);
+      if (chart) box.appendChild(chart);
       var list = el("ol", { class: "papers", id: "paper-list" });
       c.papers.nodes.forEach(function (p) { list.appendChild(paperItem(p, evidenceFor(p, c.name, narrower))); });
       box.appendChild(el("h3", {}, "Papers" + more(c.papers)));
@@ -914,23 +934,52 @@
     }).catch(fail);
   }
 
+  // An author's papers of some years, as the server counts them: one aliased papers(where:
+  // {author, year}) per year (newest year first), each with its total. At most ALIASES years
+  // a request.
+  function authorPapersInYears(name, range) {
+    var years = [];
+    for (var y = range[1]; y >= range[0]; y--) years.push(y);
+    var chunks = [];
+    for (var i = 0; i < years.length; i += ALIASES) chunks.push(years.slice(i, i + ALIASES));
+    return Promise.all(chunks.map(function (chunk) {
+      var fields = chunk.map(function (year) {
+        return "y" + year + ": papers(where: { author: $a, year: " + year + " }, first: " + PAPERS_SHOWN +
+          ") { totalCount nodes { id title year venue { name } } }";
+      }).join("\n");
+      return gql("query AuthorYears($a: String!) {\n" + fields + "\n}", { a: name }).then(function (data) {
+        return chunk.map(function (year) { return data["y" + year]; });
+      });
+    })).then(function (parts) {
+      var perYear = [].concat.apply([], parts);
+      return {
+        totalCount: perYear.reduce(function (n, c) { return n + c.totalCount; }, 0),
+        nodes: [].concat.apply([], perYear.map(function (c) { return c.nodes; })).slice(0, PAPERS_SHOWN),
+      };
+    });
+  }
+
   function showAuthor(name) {
     var box = panel();
     box.appendChild(el("p", { class: "note" }, "Loading papers of " + name + "..."));
+    var range = state.mode === "coauthor" ? yearRange() : null;
     return gql(AUTHOR_PAPERS, { name: name }).then(function (data) {
       var a = data.author;
+      if (!a) return { author: null };
+      var papers = range ? authorPapersInYears(a.name, range) : Promise.resolve(a.papers);
+      return papers.then(function (conn) { return { author: a, papers: conn }; });
+    }).then(function (found) {
+      var a = found.author;
       box = panel();
       if (!a) { box.appendChild(el("p", { class: "note" }, "No author " + name + ".")); return; }
-      var range = state.mode === "coauthor" ? yearRange() : null;
-      var papers = a.papers.nodes.filter(function (p) {
-        return !range || (p.year != null && p.year >= range[0] && p.year <= range[1]);
-      });
+      var conn = found.papers;
       box.appendChild(el("h2", {}, a.name));
       box.appendChild(el("p", { class: "meta" }, a.paperCount + " paper" + (a.paperCount === 1 ? "" : "s") +
-        (range ? " (" + papers.length + " in " + range[0] + "\u2013" + range[1] + ")" : "")));
+        (range ? " (" + conn.totalCount + " in " + range[0] + "\u2013" + range[1] + ")" : "")));
       var list = el("ol", { class: "papers", id: "paper-list" });
-      papers.slice(0, PAPERS_SHOWN).forEach(function (p) { list.appendChild(paperItem(p, null)); });
-      box.appendChild(el("h3", {}, "Papers" + (papers.length > PAPERS_SHOWN ? " (newest " + PAPERS_SHOWN + ")" : "")));
+      conn.nodes.slice(0, PAPERS_SHOWN).forEach(function (p) { list.appendChild(paperItem(p, null)); });
+      box.appendChild(el("h3", {}, "Papers" + (range ? " of " + range[0] + "\u2013" + range[1] : "") +
+        (conn.totalCount > PAPERS_SHOWN ? " (newest " + PAPERS_SHOWN + " of " + conn.totalCount + ")" : "")));
       box.appendChild(list);
       if (a.coauthors.length) {
         var co = el("ul", { class: "chips" });
@@ -939,7 +988,7 @@
             e.preventDefault(); openAuthor(c.author.name);
           } }, c.author.name + " (" + c.papers + ")")));
         });
-        box.appendChild(el("h3", {}, "Co-authors (shared papers)"));
+        box.appendChild(el("h3", {}, "Co-authors (shared papers" + (range ? ", all years" : "") + ")"));
         box.appendChild(co);
       }
     }).catch(fail);
@@ -1086,6 +1135,8 @@
       var input = form[k];
       if (input.value !== "" && input.value !== input.defaultValue) p.set(k, input.value);
     });
+    var range = state.mode === "coauthor" ? yearRange() : null;
+    if (range) { p.set("yearFrom", range[0]); p.set("yearTo", range[1]); }
     if (state.paper) p.set("paper", state.paper);
     var text = p.toString();
     return text ? "?" + text : "";
@@ -1113,6 +1164,8 @@
       var keys = FORM_KEYS[form === cform ? "concept" : "coauthor"];
       keys.forEach(function (k) { form[k].value = params.get(k) || form[k].defaultValue; });
     });
+    aform.yearFrom.value = params.get("yearFrom") || "";
+    aform.yearTo.value = params.get("yearTo") || "";
     state.paper = params.get("paper") || null;
     return params;
   }
@@ -1147,7 +1200,7 @@
     $("#coauthor-form").addEventListener("submit", function (e) { e.preventDefault(); state.paper = null; load(); });
     ["yearFrom", "yearTo"].forEach(function (name) {
       $("#coauthor-form")[name].addEventListener("change", function () {
-        if (state.network) drawCoauthors();
+        if (state.network) redrawCoauthorYears();
       });
     });
     $("#search-form").addEventListener("submit", function (e) {

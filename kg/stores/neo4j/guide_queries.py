@@ -11,10 +11,19 @@ from typing import Any, TypeAlias
 
 GuideQuery: TypeAlias = tuple[str, dict[str, Any]]
 
-# Concepts mentioned by the most papers.
+# Concepts with the most papers, counted as the API's `paperCount` and the explorer count them
+# (one count on every screen, issue 29): papers about the concept or a narrower one (a MENTIONS
+# not marked `about: false`, or an INTRODUCES), each paper once.
 TOP_CONCEPTS = """
 MATCH (c:Concept)
-WITH c, COUNT { (c)<-[:MENTIONS]-(:Paper) } AS papers
+CALL (c) {
+  MATCH (x:Concept)-[:BROADER*0..]->(c)
+  WITH DISTINCT x
+  MATCH (p:Paper)-[r:MENTIONS|INTRODUCES]->(x)
+  WHERE type(r) = 'INTRODUCES' OR r.about IS NULL OR r.about <> false
+  RETURN count(DISTINCT p) AS papers
+}
+WITH c, papers
 WHERE papers > 0
 RETURN c.name AS name, c.kind AS kind, papers
 ORDER BY papers DESC, name
@@ -69,7 +78,7 @@ ORDER BY nodes DESC, label
 
 
 def top_concepts(limit: int) -> GuideQuery:
-    """``name, kind, papers`` of the most mentioned concepts."""
+    """``name, kind, papers`` of the concepts with the most papers (``paperCount``'s count)."""
     return (TOP_CONCEPTS, {"limit": limit})
 
 

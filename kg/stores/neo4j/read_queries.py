@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kg.derived import CO_OCCURS_TOP_K
 from kg.errors import GraphStoreError
 from kg.stores.neo4j.queries import (
     FULLTEXT_FIELDS,
@@ -535,6 +536,50 @@ def coauthor_edges_in_years(ids: Sequence[str], years: tuple[int, int], min_weig
         f"MATCH (n:{_N}) WHERE n.id IN $ids {_YEAR_PAPERS}AND o.id IN $ids AND n.id < o.id "
         "WITH n.id AS a, o.id AS b, count(p) AS w WHERE w >= $min RETURN collect([a, b, w]) AS rows",
         {"ids": list(ids), "from": years[0], "to": years[1], "min": min_weight},
+    )
+
+
+# Per paper ``p`` of a year range, its best CO_OCCURS_TOP_K mentions by score, then concept id
+# (kg.derived.top_concepts, a missing score counting as 0), as ``top``.
+_YEAR = "p.year >= $from AND p.year <= $to "
+_TOP = (
+    "CALL (p) { MATCH (p)-[m:MENTIONS]->(x) "
+    "WITH x.id AS id, CASE WHEN m.score IS :: INTEGER | FLOAT THEN toFloat(m.score) ELSE 0.0 END AS s "
+    "ORDER BY s DESC, id LIMIT $k RETURN collect(id) AS top } "
+)
+_YEAR_TOPS = f"MATCH (c)<-[:MENTIONS]-(p:Paper) WHERE {_YEAR}{_TOP}"
+
+
+def concepts_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int) -> Statement:
+    """``rows`` of ``[i, concept, papers]``: per concept (by position) the concepts it co-occurs
+    with in the papers of ``years`` (both among a paper's top mentions), most papers first, then id."""
+    return Statement(
+        f"UNWIND range(0, size($ids) - 1) AS i MATCH (c:{_N} {{id: $ids[i]}}) "
+        f"CALL (c) {{ {_YEAR_TOPS}WITH c, top WHERE c.id IN top "
+        "UNWIND top AS other WITH other WHERE other <> c.id "
+        "WITH other, count(*) AS w WHERE w >= $min RETURN other, w ORDER BY w DESC, other LIMIT $limit } "
+        "RETURN collect([i, other, w]) AS rows",
+        {
+            "ids": list(ids),
+            "from": years[0],
+            "to": years[1],
+            "k": CO_OCCURS_TOP_K,
+            "min": min_weight,
+            "limit": limit,
+        },
+    )
+
+
+def concept_edges_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int) -> Statement:
+    """``rows`` of ``[a, b, papers]``: co-occurrence ties among ``ids`` (a < b) from the papers
+    of ``years``; each paper's top mentions are read once, whichever of ``ids`` led to it."""
+    return Statement(
+        f"MATCH (c:{_N}) WHERE c.id IN $ids MATCH (c)<-[:MENTIONS]-(p:Paper) WHERE {_YEAR}"
+        f"WITH DISTINCT p {_TOP}"
+        "WITH [x IN top WHERE x IN $ids] AS kept WHERE size(kept) >= 2 "
+        "UNWIND kept AS a UNWIND kept AS b WITH a, b WHERE a < b "
+        "WITH a, b, count(*) AS w WHERE w >= $min RETURN collect([a, b, w]) AS rows",
+        {"ids": list(ids), "from": years[0], "to": years[1], "k": CO_OCCURS_TOP_K, "min": min_weight},
     )
 
 

@@ -338,6 +338,24 @@ class Neo4jReads:
         rows = self._read_one(rq.coauthor_edges_in_years(unique, years, min_weight))["rows"]
         return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
 
+    def concepts_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
+    ) -> list[list[Weighted]]:
+        unique = list(dict.fromkeys(ids))
+        if not unique or limit < 1:
+            return [[] for _ in ids]
+        rows = self._read_one(rq.concepts_in_years(unique, years, min_weight, limit))["rows"]
+        return _weighted_lists(ids, unique, rows)
+
+    def concept_edges_in_years(
+        self, ids: Sequence[str], years: tuple[int, int], min_weight: int
+    ) -> list[PairEdge]:
+        unique = list(dict.fromkeys(ids))
+        if len(unique) < 2:
+            return []
+        rows = self._read_one(rq.concept_edges_in_years(unique, years, min_weight))["rows"]
+        return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
+
     def paper_years(self, query: PaperQuery) -> list[YearCount]:
         rows = self._read_one(rq.paper_years(query, self._drive_by(query)))["rows"]
         return [YearCount(int(y), int(n)) for y, n in rows]

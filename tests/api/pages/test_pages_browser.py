@@ -241,6 +241,8 @@ def test_explorer_search_then_concept_graph_around_the_hit(kg_serve: str, page: 
 
 
 def test_explorer_coauthor_network_and_year_range(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    """The year range is applied by the server: coauthorNetwork(years:) for the picture, and
+    papers(where: {author, year}) for the side panel (no per-author paper lists in the page)."""
     p, traffic = page
     p.goto(f"{kg_serve}/explore")
     wait_ready(p)
@@ -249,12 +251,17 @@ def test_explorer_coauthor_network_and_year_range(kg_serve: str, page: tuple[Pag
     p.fill("#coauthor-form input[name=depth]", "1")
     submit(p, "#coauthor-form button[type=submit]")
     p.wait_for_function("() => !document.querySelector('#years').disabled")
-    expected = api(
-        kg_serve,
-        "query($a: String!) { coauthorNetwork(author: $a, depth: 1, maxNodes: 150) "
-        "{ nodes { name weight } edges { source target weight } } }",
-        a="Sanjeev Arora",
-    )["coauthorNetwork"]
+    network = (
+        "query($a: String!, $y: YearRange) { coauthorNetwork(author: $a, depth: 1, maxNodes: 150, years: $y) "
+        "{ nodes { name weight } edges { source target weight } } }"
+    )
+
+    def expected(years: dict[str, int] | None) -> tuple[dict[str, float], dict[frozenset[str], int]]:
+        net = api(kg_serve, network, a="Sanjeev Arora", y=years)["coauthorNetwork"]
+        return (
+            {n["name"]: n["weight"] for n in net["nodes"]},
+            {frozenset((e["source"], e["target"])): e["weight"] for e in net["edges"]},
+        )
 
     def drawn() -> tuple[dict[str, float], dict[frozenset[str], int]]:
         nodes, edges = p.evaluate(
@@ -264,37 +271,78 @@ def test_explorer_coauthor_network_and_year_range(kg_serve: str, page: tuple[Pag
         return {n[1]: n[2] for n in nodes}, {frozenset((s, t)): w for s, t, w in edges}
 
     # The whole year span: exactly the API's network.
-    names, edges = drawn()
-    assert names == {n["name"]: n["weight"] for n in expected["nodes"]}
-    assert edges == {frozenset((e["source"], e["target"])): e["weight"] for e in expected["edges"]}
-    # The span of the fetched papers' years (the examples' papers of Arora have none).
-    assert p.input_value("#coauthor-form input[name=yearFrom]") == "2019"
-    assert p.input_value("#coauthor-form input[name=yearTo]") == "2021"
+    assert drawn() == expected(None)
+    # The span: the years of the graph's venues.
+    years = [v["year"] for v in api(kg_serve, "{ venues { year } }")["venues"] if v["year"] is not None]
+    assert p.input_value("#coauthor-form input[name=yearFrom]") == str(min(years))
+    assert p.input_value("#coauthor-form input[name=yearTo]") == str(max(years))
 
-    # 2019 alone: the one paper of that year, the three who wrote it, one paper each.
+    # 2019 alone: the one paper of that year and the three who wrote it, as the server answers.
+    p.fill("#coauthor-form input[name=yearFrom]", "2019")
     p.fill("#coauthor-form input[name=yearTo]", "2019")
     p.press("#coauthor-form input[name=yearTo]", "Tab")
     p.wait_for_function("() => document.querySelector('#status').textContent.includes('2019\u20132019')")
+    p.wait_for_function("() => document.body.dataset.state === 'ready'")
     names, edges = drawn()
-    assert names == {"Sanjeev Arora": 1, "Abhishek Panigrahi": 1, "Ada Example": 1}
+    assert (names, edges) == expected({"from": 2019, "to": 2019})
+    assert set(names) == {"Sanjeev Arora", "Abhishek Panigrahi", "Ada Example"}
     assert sorted(edges.values()) == [1, 1, 1]
+    assert "yearFrom=2019" in p.url and "yearTo=2019" in p.url
 
     # 2020-2021: only the 2021 paper, by Arora and Ada Example.
     p.fill("#coauthor-form input[name=yearFrom]", "2020")
     p.fill("#coauthor-form input[name=yearTo]", "2021")
     p.press("#coauthor-form input[name=yearTo]", "Tab")
     p.wait_for_function("() => document.querySelector('#status').textContent.includes('2020\u20132021')")
+    p.wait_for_function("() => document.body.dataset.state === 'ready'")
     names, edges = drawn()
-    assert names == {"Sanjeev Arora": 1, "Ada Example": 1}
+    assert (names, edges) == expected({"from": 2020, "to": 2021})
+    assert set(names) == {"Sanjeev Arora", "Ada Example"}
     assert list(edges.values()) == [1]
 
-    # A click on an author lists their papers of the chosen years.
+    # A click on an author lists their papers of the chosen years, counted by the server.
     ids = p.evaluate("() => Object.fromEntries(window.kgExplorer.graph.mapNodes((n, a) => [a.name, n]))")
     click_node(p, ids["Ada Example"])
     p.wait_for_function("() => document.querySelector('#details h2')?.textContent === 'Ada Example'")
+    p.wait_for_selector("#paper-list")
     titles = p.eval_on_selector_all("#paper-list .paper-title", "els => els.map(e => e.textContent)")
     assert titles == ["Implicit regularization of gradient descent in matrix factorization"]
+    assert "(1 in 2020\u20132021)" in p.inner_text("#details .meta")
+    assert "Co-authors (shared papers, all years)" in p.inner_text("#details")  # says what it counts
     assert p.evaluate(NODE_PIXELS) > 100
+    posts = traffic.graphql_posts()
+    asked = [b["variables"].get("years") for b in posts if "coauthorNetwork" in b["query"]]
+    assert {"from": 2020, "to": 2021} in asked and {"from": 2019, "to": 2019} in asked, asked
+    assert not any("papers(first: 100)" in b["query"] for b in posts), "the page fetched author paper lists"
+    assert_bounded(traffic)
+
+
+def test_explorer_concept_panel_draws_its_trend(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    """A concept's side panel has its papers per year as bars, one a year, from Concept.trend
+    counted as its paperCount is (narrower concepts included)."""
+    data = api(
+        kg_serve,
+        "{ concepts(first: 1, orderBy: PAPER_COUNT) { nodes { name paperCount "
+        "trend(includeNarrower: true) { year papers } } } }",
+    )
+    c = data["concepts"]["nodes"][0]
+    assert c["trend"], c
+    p, traffic = page
+    p.goto(f"{kg_serve}/explore?concept={quote(c['name'])}")
+    wait_ready(p)
+    p.wait_for_selector("#details #trend-chart")
+    bars = p.eval_on_selector_all(
+        "#trend-chart rect.bar",
+        "els => els.map(e => [+e.dataset.year, +e.dataset.papers, e.getBBox().height])",
+    )
+    first, last = c["trend"][0]["year"], c["trend"][-1]["year"]
+    by_year = {t["year"]: t["papers"] for t in c["trend"]}
+    assert [(y, n) for y, n, _ in bars] == [(y, by_year.get(y, 0)) for y in range(first, last + 1)]
+    assert all((h > 0) == (n > 0) for _, n, h in bars), bars
+    assert all(h <= hh for _, n, h in bars for _, nn, hh in bars if n <= nn), bars  # taller = more
+    caption = p.inner_text("#trend figcaption")
+    assert f"{sum(by_year.values())} of the {c['paperCount']}" in caption, caption
+    assert f"{c['paperCount']} paper" in p.inner_text("#details .meta")
     assert_bounded(traffic)
 
 
@@ -325,4 +373,32 @@ def test_explorer_rare_concept_keeps_the_form_and_draws_its_weaker_ties(
     assert (
         p.evaluate("() => window.kgExplorer.graph.getNodeAttribute(window.kgExplorer.focus, 'name')") == rare
     )
+    assert_bounded(traffic)
+
+
+def test_explorer_typesets_evidence_as_the_paper_wrote_it(kg_serve: str, page: tuple[Page, Traffic]) -> None:
+    """An evidence sentence with inline math is stored with its LaTeX (not a "§" placeholder)
+    and the paper's side panel typesets it with KaTeX, like titles and abstracts."""
+    data = api(kg_serve, "{ papers(first: 100) { nodes { id abstract concepts(first: 40) { evidence } } } }")
+    with_math = [
+        (p, s)
+        for p in data["papers"]["nodes"]
+        for m in p["concepts"]
+        for s in m["evidence"][:1]
+        if re.search(r"\$[^$]+\$", s)
+    ]
+    assert with_math, "no example paper has an evidence sentence with inline math"
+    assert not any("§" in s for p in data["papers"]["nodes"] for m in p["concepts"] for s in m["evidence"])
+    paper, sentence = with_math[0]
+    formulas = re.findall(r"\$([^$]+)\$", sentence)
+    assert all(f"${f}$" in paper["abstract"] for f in formulas), (formulas, paper["abstract"])
+    p, traffic = page
+    p.goto(f"{kg_serve}/explore?paper={quote(paper['id'])}")
+    p.wait_for_selector("#details .evidence .katex")
+    typeset = p.eval_on_selector_all(
+        "#details .evidence annotation[encoding='application/x-tex']", "els => els.map(e => e.textContent)"
+    )
+    assert set(formulas) <= {t.strip() for t in typeset}, (formulas, typeset)
+    shown = p.eval_on_selector_all("#details .evidence", "els => els.map(e => e.textContent)")
+    assert not any("§" in s for s in shown), shown
     assert_bounded(traffic)

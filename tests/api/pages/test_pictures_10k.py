@@ -214,3 +214,39 @@ def test_paper_deep_link_typesets_its_title(kg_serve_10k: str, page: tuple[Page,
     # KaTeX's fonts come from this server.
     fonts = [r.url for r in traffic.local if urlsplit(r.url).path.endswith(".woff2")]
     assert fonts and all(urlsplit(f).path.startswith("/static/explore/katex/fonts/") for f in fonts)
+
+
+def test_a_concepts_count_is_the_same_on_every_screen(kg_serve_10k: str, page: tuple[Page, Traffic]) -> None:
+    """One count (issue 29: "922 papers" in the header beside "newest 20 of 2137"): the search
+    result, the panel's header, its list ("newest 20 of N") and its trend caption show the API's
+    paperCount for the same concept, on 10k real papers."""
+    name = "reinforcement learning"
+    api = gql(
+        kg_serve_10k,
+        "query($n: String!) { concept(name: $n) { name paperCount papers { totalCount } "
+        "trend(includeNarrower: true) { papers } } }",
+        n=name,
+    )["concept"]
+    count = api["paperCount"]
+    assert count == api["papers"]["totalCount"] > 20, api
+    dated = sum(t["papers"] for t in api["trend"])
+    p, _ = page
+    p.goto(f"{kg_serve_10k}/explore")
+    settled(p)
+    p.fill("#search-input", name)
+    p.press("#search-input", "Enter")
+    p.wait_for_selector("#results .group")
+    found = p.eval_on_selector_all("#results .group:first-of-type a", "els => els.map(e => e.textContent)")
+    assert f"{name} ({count})" in found, found
+    p.goto(f"{kg_serve_10k}/explore?concept={quote(name)}")
+    settled(p)
+    p.wait_for_function("(n) => document.querySelector('#details h2')?.textContent === n", arg=name)
+    p.wait_for_selector("#details #trend")
+    meta = p.inner_text("#details .meta")
+    heading = p.inner_text("#details h3")
+    caption = p.inner_text("#trend figcaption")
+    print(f"\n{name}: search ({count}), panel {meta!r}, list {heading!r}, trend {caption!r}")
+    assert f" {count} papers" in meta, meta
+    assert f"newest 20 of {count})" in heading, heading
+    assert f"({dated} of the {count} have a year)" in caption, caption
+    assert 0 < dated <= count
