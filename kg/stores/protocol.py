@@ -20,7 +20,7 @@ Hidden state never shows: internal properties (lookup keys, sort keys) are strip
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
@@ -314,6 +314,21 @@ class GraphStore(Protocol):
         when missing), move each ``AUTHORED`` edge of ``moves`` (properties kept; merged into an
         edge the new Author has already), delete the Authors left without papers, and adjust
         the derived ``COAUTHOR`` pairs of the moved papers. A no-op changes nothing."""
+        ...
+
+    def remove_concepts(self, concepts: Sequence[str], links: Sequence[tuple[str, str, str]]) -> None:
+        """One transaction: delete these Concept nodes with every relationship, and these
+        ``(start, type, end)`` links (``MENTIONS``, ``INTRODUCES``, ``BROADER``; others are
+        ignored), leaving every derived value (paper counts, ``CO_OCCURS`` pairs from each
+        touched paper's top concepts, name keys, full-text rows) as an ingest of the remaining
+        graph would. What ``kg curate`` concept verbs change at once (:mod:`kg.concept_curate`);
+        a missing id or link is skipped, and a no-op changes nothing."""
+        ...
+
+    def relink_keyphrases(self, concept_ids: Sequence[str], relink: Callable[[list[str]], list[str]]) -> None:
+        """One transaction: each keyphrase row (:mod:`kg.provisional`) whose kept links name any
+        of these concepts gets its links replaced by ``relink(links)`` (link texts, sorted), so a
+        later promotion writes the links a fresh ingest would have kept (:mod:`kg.concept_curate`)."""
         ...
 
     def close(self) -> None:
