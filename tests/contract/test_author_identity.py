@@ -349,3 +349,33 @@ def test_kg_curate_records_lists_and_refuses_unknown_ids(
     (data / "curations.jsonl").write_text('{"verb": "merge-authors", "ids": ["a"]}\n', encoding="utf-8")
     assert main(["ingest", "--no-progress", "--data-dir", str(data), str(paths[0])]) == 2
     assert "curations.jsonl:1: merge-authors needs two or more different ids" in capsys.readouterr().err
+
+
+def test_a_second_ieee_id_does_not_keep_a_profile_apart_but_two_ieee_ids_do() -> None:
+    """IEEE Xplore gives one person several ids now and then: beside an OpenReview profile a
+    different IEEE id is no veto (the IEEE cluster joins by shared co-authors, and so does the
+    id-less slot both point to); without a profile, two IEEE ids still mean two people."""
+    fox = "author:openreview:~Dieter_Fox1"
+    lab = frozenset({"author:arunkumar-byravan", "author:tanner-schmidt"})
+    slots = [
+        Slot("p1", "Dieter Fox", ("openreview:~Dieter_Fox1", "ieee:266309835820341"), lab),
+        Slot("p2", "Dieter Fox", ("openreview:~Dieter_Fox1",), lab),
+        Slot("p3", "Dieter Fox", ("ieee:37284329000",), lab),
+        Slot("p4", "Dieter Fox", ("ieee:37284329000",), frozenset({"author:arunkumar-byravan"})),
+        Slot("p5", "Dieter Fox", (), lab),
+        Slot("q1", "Tao Zhang", ("ieee:37067437500",), frozenset({"author:wei-wang"})),
+        Slot("q2", "Tao Zhang", ("ieee:37086691757",), frozenset({"author:wei-wang"})),
+    ]
+    people = resolve(slots)
+    assert people.person_of == resolve(slots[::-1]).person_of
+    assert {k[0]: v for k, v in people.person_of.items()} == {
+        "p1": fox,
+        "p2": fox,
+        "p3": fox,
+        "p4": fox,
+        "p5": fox,
+        "q1": "author:ieee:37067437500",
+        "q2": "author:ieee:37086691757",
+    }
+    evidence = people.people[fox].properties["mergeEvidence"]
+    assert isinstance(evidence, list) and any("ieee:37284329000 joined" in e for e in evidence), evidence
