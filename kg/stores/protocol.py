@@ -472,6 +472,12 @@ class ReadStore(GraphStore, Protocol):
         is the backend's (each gives the same one for the same graph)."""
         ...
 
+    def author_venues(self, ids: Sequence[str], limit: int) -> list[list[Weighted]]:
+        """For each author id (in key order), the venue editions of its papers with how many of
+        them, most first, then by venue id, at most ``limit``; empty for a missing id. What tells
+        namesakes apart in a list of authors."""
+        ...
+
     def coauthor_edges_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int
     ) -> list[PairEdge]:
