@@ -199,3 +199,36 @@ def test_author_and_concept_curations_give_the_same_graph_in_another_order(
         again = tmp_path / "rebuilt.json"
         assert _kg(["export", "--data-dir", str(tmp_path / "kg"), "-o", str(again)], capsys)[0] == 0
         assert again.read_bytes() == exported.read_bytes()
+
+
+def test_bulk_records_apply_the_curations_as_the_ingest_does(
+    store: ReadStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    """``kg ingest --bulk`` loads the record stream :func:`records_from_files` yields: with the
+    curations file it must be the records the transactional ingest writes, so both loads give the
+    same graph (the importer itself is checked against the ingest in test_neo4j_bulk.py)."""
+    from kg.concept_curations import apply_record, plan
+    from kg.curations import Curation
+    from kg.stores.neo4j.bulk import records_from_files
+
+    paths = _write(tmp_path / "in")
+    ingest(paths, store, pipeline, jobs=1)
+    authors = sorted(n.id for n in store.export().nodes if n.label == "Author")
+    decisions = [
+        Curation("merge-concepts", (KEEP, *MERGED), name="neural networks", aliases=("deep network",)),
+        Curation("hide-concept", (HIDDEN,)),
+        Curation("place-concept", (PLACED, PARENT), name="deep learning"),
+        Curation("merge-authors", (authors[0], authors[1])),
+    ]
+    problems: list[Any] = []
+    records = list(records_from_files(paths, pipeline, problems, 1, curations=decisions))
+    assert not problems and records
+    ids = {n.id for r in records for n in r.nodes} | {
+        e for r in records for x in r.relationships for e in (x.start, x.end)
+    }
+    assert KEEP in ids and PLACED in ids and authors[0] in ids
+    assert not ids & {HIDDEN, *MERGED, authors[1]}
+    concept_plan = plan(decisions)
+    assert all(apply_record(r, concept_plan) == r for r in records)  # rewritten already: a no-op
+    placed = {x.end for r in records for x in r.relationships if x.type == "BROADER" and x.start == PLACED}
+    assert placed == {PARENT}
