@@ -239,7 +239,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
-        return bulk_ingest(args.paths, pipeline, settings, _out, jobs=settings.jobs or default_jobs())
+        from api.curate_cli import curations_path
+        from kg.curations import load as load_curations
+
+        decisions = load_curations(curations_path(args, settings))
+        jobs = settings.jobs or default_jobs()
+        return bulk_ingest(args.paths, pipeline, settings, _out, jobs=jobs, curations=decisions)
     store = _open_store(settings, create=True)
     try:
         progress = Progress(enabled=False if args.no_progress else None)

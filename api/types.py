@@ -588,10 +588,35 @@ class Author:
     def merge_evidence(self) -> list[str]:
         return _list(self.node, "mergeEvidence")
 
+    @strawberry.field(description="The year of their first paper in the graph (null when none has a year).")
+    async def first_year(self, info: Info) -> int | None:
+        return (await info.context.call(info.context.service.author_span, self.id))[0]
+
+    @strawberry.field(description="The year of their last paper in the graph (null when none has a year).")
+    async def last_year(self, info: Info) -> int | None:
+        return (await info.context.call(info.context.service.author_span, self.id))[1]
+
+    @strawberry.field(
+        description="Where their papers appeared: per venue series (e.g. ICLR), most papers first, then by "
+        "name. With years, co-authors and ids, what tells two people of one name apart."
+    )
+    async def venues(self, info: Info, first: int = 3) -> list[VenuePapers]:
+        n = check_first(info, first)
+        rows = await info.context.call(info.context.service.author_venues, self.id, n)
+        return [VenuePapers(venue=v, papers=w) for v, w in rows]
+
     @strawberry.field(description="Other people with the same name, most papers first.")
     async def namesakes(self, info: Info) -> list[Author]:
         nodes = await info.context.call(info.context.service.author_namesakes, self.node)
         return [Author.from_domain(n) for n in nodes]
+
+
+@strawberry.type(
+    description="A venue series (or a venue without one) and how many of an author's papers it has."
+)
+class VenuePapers:
+    venue: str
+    papers: int
 
 
 @strawberry.type(description="A co-author and the number of papers written together.")

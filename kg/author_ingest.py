@@ -124,7 +124,8 @@ def prepare(store: GraphStore, collected: Collected, curations: Sequence[Curatio
     curations (:mod:`kg.curations`), and re-point the stored slots whose person changed (before
     any record is written, so every write already goes to the final people)."""
     t0 = time.perf_counter()
-    rows = store.author_slots(sorted(collected.names)) if collected.names else []
+    names = collected.names | curated_names(store, curations)
+    rows = store.author_slots(sorted(names)) if names else []
     stored = [(row, stored_slot(row)) for row in rows if row.props.get("name")]
     resolution = apply_curations(resolve_collected(collected, [s for _, s in stored]), curations)
     moves = [
@@ -136,6 +137,25 @@ def prepare(store: GraphStore, collected: Collected, curations: Sequence[Curatio
     nodes = {pid: resolution.people[pid].properties for pid in sorted(touched)}
     store.reassign_authors(moves, nodes)
     return Prepared(resolution, len(stored), len(moves), time.perf_counter() - t0)
+
+
+def curated_names(store: GraphStore, curations: Sequence[Curation]) -> set[str]:
+    """Folded names and aliases of the stored Authors that ``merge-authors`` decisions name.
+
+    Why: a merge joins Authors of different names, and an ingest re-resolves only the stored
+    slots of the names it reads; without these, an ingest of one person's files after the
+    other's (a rebuild one file at a time) would never see both, and the merge would not apply.
+    """
+    ids = sorted({i for c in curations if c.verb == "merge-authors" for i in c.ids})
+    out: set[str] = set()
+    for node in store.get_nodes(ids) if ids else []:
+        if node is None or node.label != "Author":
+            continue
+        aliases = node.properties.get("aliases")
+        for value in (node.properties.get("name"), *(aliases if isinstance(aliases, list) else [])):
+            if isinstance(value, str):
+                out.add(fold(value))
+    return out
 
 
 def apply_people(record: PaperRecord, resolution: Resolution) -> PaperRecord:

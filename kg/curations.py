@@ -1,4 +1,4 @@
-"""Decisions a user records about authors, kept in a plain file and re-applied by every ingest.
+"""Decisions a user records about authors and concepts, kept in a plain file and re-applied by every ingest.
 
 Why a file: the store is rebuilt from the listings (a fresh store, another file order), and a
 correction made only in the store would be lost. Each decision is one JSON object per line
@@ -7,6 +7,13 @@ correction made only in the store would be lost. Each decision is one JSON objec
     {"verb": "merge-authors", "ids": ["author:openreview:~Ada_Lovelace1", "author:ada-lovelace"]}
     {"verb": "split-author", "id": "author:jian-zhang", "papers": ["paper:0123456789abcdef"]}
     {"verb": "rename-author", "id": "author:openreview:~Ada_Lovelace1", "name": "Augusta Ada King"}
+    {"verb": "merge-concepts", "ids": ["concept:gan", "concept:gans"], "name": "GAN", "aliases": ["GANs"]}
+    {"verb": "hide-concept", "id": "concept:proposed-method"}
+    {"verb": "place-concept", "id": "concept:vae", "parent": "concept:generative-model", "name": "GM"}
+
+A concept decision also records the names the store showed when it was made (the kept
+concept's name and the merged ones as aliases; the parent's name), so a record that carries
+only the merged concept can still name the kept one (:mod:`kg.concept_curations`).
 
 They are applied, in file order, to every resolution (:func:`apply`): after
 :func:`kg.author_resolution.resolve` in each ingest, and at once when ``kg curate`` records one
@@ -23,11 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kg.author_resolution import EVIDENCE, Person, Resolution, Slot, person_properties
+from kg.concept_curations import CONCEPT_VERBS, HIDE, MERGE, PLACE
 from kg.errors import KGError
 from kg.models import Properties
 
 FILE_NAME = "curations.jsonl"
 AUTHOR_VERBS = ("merge-authors", "split-author", "rename-author")
+VERBS = AUTHOR_VERBS + CONCEPT_VERBS
 
 
 class CurationError(KGError):
@@ -42,9 +51,13 @@ class Curation:
     ids: tuple[str, ...] = ()
     papers: tuple[str, ...] = ()
     name: str | None = None
+    aliases: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         data: dict[str, object] = {"verb": self.verb}
+        if self.verb in CONCEPT_VERBS:
+            data.update(self._concept_json())
+            return json.dumps(data, ensure_ascii=False)
         if self.verb == "merge-authors":
             data["ids"] = list(self.ids)
         else:
@@ -55,7 +68,20 @@ class Curation:
             data["name"] = self.name
         return json.dumps(data, ensure_ascii=False)
 
+    def _concept_json(self) -> dict[str, object]:
+        if self.verb == MERGE:
+            return {"ids": list(self.ids), "name": self.name, "aliases": list(self.aliases)}
+        if self.verb == HIDE:
+            return {"id": self.ids[0]}
+        return {"id": self.ids[0], "parent": self.ids[1], "name": self.name}
+
     def describe(self) -> str:
+        if self.verb == MERGE:
+            return f"merge-concepts {' '.join(self.ids)} (as {self.name!r})"
+        if self.verb == HIDE:
+            return f"hide-concept {self.ids[0]}"
+        if self.verb == PLACE:
+            return f"place-concept {self.ids[0]} {self.ids[1]}"
         if self.verb == "merge-authors":
             return f"merge-authors {' '.join(self.ids)}"
         if self.verb == "split-author":
@@ -65,9 +91,11 @@ class Curation:
 
 def parse(data: object, where: str) -> Curation:
     """A decision from its JSON form; :class:`CurationError` naming ``where`` when malformed."""
-    if not isinstance(data, dict) or data.get("verb") not in AUTHOR_VERBS:
-        raise CurationError(f"{where}: not a curation (expected a verb among {', '.join(AUTHOR_VERBS)})")
+    if not isinstance(data, dict) or data.get("verb") not in VERBS:
+        raise CurationError(f"{where}: not a curation (expected a verb among {', '.join(VERBS)})")
     verb = str(data["verb"])
+    if verb in CONCEPT_VERBS:
+        return _parse_concept(data, verb, where)
 
     def strings(key: str) -> tuple[str, ...]:
         value = data.get(key)
@@ -89,6 +117,36 @@ def parse(data: object, where: str) -> Curation:
     if not isinstance(name, str) or not name.strip():
         raise CurationError(f"{where}: rename-author needs a non-empty 'name'")
     return Curation(verb, (single,), name=name.strip())
+
+
+def _parse_concept(data: dict[str, object], verb: str, where: str) -> Curation:
+    def optional(key: str) -> str | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        return required(key)
+
+    def required(key: str) -> str:
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        raise CurationError(f"{where}: {verb} needs {key!r}: a non-empty string")
+
+    if verb == MERGE:
+        ids = data.get("ids")
+        if not isinstance(ids, list) or not all(isinstance(v, str) and v for v in ids) or len(set(ids)) < 2:
+            raise CurationError(f"{where}: merge-concepts needs 'ids': two or more different concept ids")
+        aliases = data.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise CurationError(f"{where}: merge-concepts 'aliases' must be a list of names")
+        return Curation(verb, tuple(ids), name=optional("name"), aliases=tuple(aliases))
+    single = required("id")
+    if verb == HIDE:
+        return Curation(verb, (single,))
+    parent = required("parent")
+    if parent == single:
+        raise CurationError(f"{where}: place-concept needs a parent other than the concept itself")
+    return Curation(verb, (single, parent), name=optional("name"))
 
 
 def load(path: Path) -> list[Curation]:

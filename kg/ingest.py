@@ -13,6 +13,8 @@ from kg.author_ingest import Collected, Prepared, apply_people, prepare
 from kg.author_resolution import Resolution
 from kg.authors_report import AuthorIdentityStats
 from kg.collector import collector_relaxed
+from kg.concept_curations import apply_record as curate_concepts
+from kg.concept_curations import plan as concept_plan
 from kg.conflicts import ConflictNotes
 from kg.curations import Curation
 from kg.extract_pool import Built, Extractor
@@ -154,7 +156,8 @@ def ingest(
     ``resolve_authors`` (default): author slots are resolved into people first
     (:mod:`kg.author_ingest`); ``False`` keys each slot by its own id or name, as before
     (``bench/author_identity.py`` measures the difference). ``curations``: the user's recorded
-    decisions (:mod:`kg.curations`), applied to the resolution.
+    decisions (:mod:`kg.curations`), applied to the resolution and, for concepts, to every record
+    (:mod:`kg.concept_curations`).
     """
     report = IngestReport()
     t0 = time.perf_counter()
@@ -188,12 +191,15 @@ def ingest(
 
     written = 0
     resolution: Resolution | None = None
+    concept_decisions = concept_plan(curations)  # kg.concept_curations: the same in every ingest
 
     def write(built: Built) -> None:
         nonlocal written
         records, problems = built
         if resolution is not None:
             records = [apply_people(r, resolution) for r in records]
+        if concept_decisions:
+            records = [curate_concepts(r, concept_decisions) for r in records]
         report.problems.extend(problems)
         group.extend(records)
         if write_size is None or len(group) >= write_size:

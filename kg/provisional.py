@@ -195,6 +195,11 @@ def _link(text: str) -> Relationship:
     )
 
 
+# The link form of a row, for code that rewrites rows' links (kg.concept_curations).
+link_text = _link_text
+parse_link = _link
+
+
 def _row_node(node: Properties, phrases: Iterable[str], links: Iterable[str]) -> Properties:
     """The row's concept map: ``node`` with the internal keys, each only when it says more than
     the default (no links; the phrase is the concept's ``name``)."""

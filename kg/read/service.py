@@ -61,6 +61,7 @@ T = TypeVar("T")
 GraphName = Literal["COAUTHOR", "CONCEPT"]
 # Co-authors served per author: a hyperauthored paper can give thousands.
 MAX_COAUTHORS = 1000
+MAX_AUTHOR_VENUES = 1000  # venue editions read per author (a prolific author has a few hundred)
 CLOSURE_LIMIT = 5000
 # Longest co-authorship chain searched: longer than any shortest path between two authors of
 # ../shared/data/paperlists/ (the longest seen in bench/paths.py's samples was far shorter).
@@ -317,6 +318,30 @@ class ReadService:
     def author_namesakes(self, node: Node) -> list[Node]:
         """The other people with this author's name, most papers first."""
         return self._memo(("namesakes", node.id), lambda: self._nodes(resolve.namesakes(self.store, node)))
+
+    def author_span(self, author_id: str) -> tuple[int | None, int | None]:
+        """The years of an author's first and last papers (``None`` when no paper has a year)."""
+        years = self._memo(
+            ("years-of", author_id), lambda: self.store.paper_years(PaperQuery(author=author_id))
+        )
+        return (years[0].year, years[-1].year) if years else (None, None)
+
+    def author_venues(self, author_id: str, limit: int) -> list[tuple[str, int]]:
+        """Where an author's papers appeared: per venue series (a venue without one by its name),
+        the number of papers, most first, then by name; at most ``limit``."""
+
+        def build() -> list[tuple[str, int]]:
+            editions = self.store.author_venues([author_id], MAX_AUTHOR_VENUES)[0]
+            nodes = {n.id: n for n in self._nodes([w.id for w in editions])}
+            totals: dict[str, int] = {}
+            for w in editions:
+                node = nodes.get(w.id)
+                props = node.properties if node is not None else {}
+                label = str(props.get("series") or props.get("name") or w.id)
+                totals[label] = totals.get(label, 0) + w.weight
+            return sorted(totals.items(), key=lambda t: (-t[1], t[0]))
+
+        return self._memo(("venues-of", author_id), build)[: max(0, limit)]
 
     def list_authors(
         self, search: str | None, order: ListOrder, offset: int, limit: int

@@ -20,7 +20,7 @@ Hidden state never shows: internal properties (lookup keys, sort keys) are strip
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
@@ -316,6 +316,21 @@ class GraphStore(Protocol):
         the derived ``COAUTHOR`` pairs of the moved papers. A no-op changes nothing."""
         ...
 
+    def remove_concepts(self, concepts: Sequence[str], links: Sequence[tuple[str, str, str]]) -> None:
+        """One transaction: delete these Concept nodes with every relationship, and these
+        ``(start, type, end)`` links (``MENTIONS``, ``INTRODUCES``, ``BROADER``; others are
+        ignored), leaving every derived value (paper counts, ``CO_OCCURS`` pairs from each
+        touched paper's top concepts, name keys, full-text rows) as an ingest of the remaining
+        graph would. What ``kg curate`` concept verbs change at once (:mod:`kg.concept_curate`);
+        a missing id or link is skipped, and a no-op changes nothing."""
+        ...
+
+    def relink_keyphrases(self, concept_ids: Sequence[str], relink: Callable[[list[str]], list[str]]) -> None:
+        """One transaction: each keyphrase row (:mod:`kg.provisional`) whose kept links name any
+        of these concepts gets its links replaced by ``relink(links)`` (link texts, sorted), so a
+        later promotion writes the links a fresh ingest would have kept (:mod:`kg.concept_curate`)."""
+        ...
+
     def close(self) -> None:
         """Release resources; the store is unusable afterwards."""
         ...
@@ -455,6 +470,12 @@ class ReadStore(GraphStore, Protocol):
         ``source`` to ``target`` of at most ``max_hops`` ties, or ``None`` (also when either is
         missing). The length is the contract; which of several equally short chains is returned
         is the backend's (each gives the same one for the same graph)."""
+        ...
+
+    def author_venues(self, ids: Sequence[str], limit: int) -> list[list[Weighted]]:
+        """For each author id (in key order), the venue editions of its papers with how many of
+        them, most first, then by venue id, at most ``limit``; empty for a missing id. What tells
+        namesakes apart in a list of authors."""
         ...
 
     def coauthor_edges_in_years(

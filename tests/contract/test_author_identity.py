@@ -349,3 +349,76 @@ def test_kg_curate_records_lists_and_refuses_unknown_ids(
     (data / "curations.jsonl").write_text('{"verb": "merge-authors", "ids": ["a"]}\n', encoding="utf-8")
     assert main(["ingest", "--no-progress", "--data-dir", str(data), str(paths[0])]) == 2
     assert "curations.jsonl:1: merge-authors needs two or more different ids" in capsys.readouterr().err
+
+
+def test_a_second_ieee_id_does_not_keep_a_profile_apart_but_two_ieee_ids_do() -> None:
+    """IEEE Xplore gives one person several ids now and then: beside an OpenReview profile a
+    different IEEE id is no veto (the IEEE cluster joins by shared co-authors, and so does the
+    id-less slot both point to); without a profile, two IEEE ids still mean two people."""
+    fox = "author:openreview:~Dieter_Fox1"
+    lab = frozenset({"author:arunkumar-byravan", "author:tanner-schmidt"})
+    slots = [
+        Slot("p1", "Dieter Fox", ("openreview:~Dieter_Fox1", "ieee:266309835820341"), lab),
+        Slot("p2", "Dieter Fox", ("openreview:~Dieter_Fox1",), lab),
+        Slot("p3", "Dieter Fox", ("ieee:37284329000",), lab),
+        Slot("p4", "Dieter Fox", ("ieee:37284329000",), frozenset({"author:arunkumar-byravan"})),
+        Slot("p5", "Dieter Fox", (), lab),
+        Slot("q1", "Tao Zhang", ("ieee:37067437500",), frozenset({"author:wei-wang"})),
+        Slot("q2", "Tao Zhang", ("ieee:37086691757",), frozenset({"author:wei-wang"})),
+    ]
+    people = resolve(slots)
+    assert people.person_of == resolve(slots[::-1]).person_of
+    assert {k[0]: v for k, v in people.person_of.items()} == {
+        "p1": fox,
+        "p2": fox,
+        "p3": fox,
+        "p4": fox,
+        "p5": fox,
+        "q1": "author:ieee:37067437500",
+        "q2": "author:ieee:37086691757",
+    }
+    evidence = people.people[fox].properties["mergeEvidence"]
+    assert isinstance(evidence, list) and any("ieee:37284329000 joined" in str(e) for e in evidence), evidence
+
+
+def test_author_search_rows_carry_what_tells_people_apart(
+    store: ReadStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    """``authors(search:)`` over HTTP on both stores: each row's years, venues, top co-authors
+    and ids, so two people of one name can be told apart in the list."""
+    import httpx
+
+    from api.app import create_app
+    from kg.config import Settings
+    from tests.api.conftest import post, serve
+
+    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    fields = (
+        "id firstYear lastYear venues(first: 3) { venue papers } "
+        "coauthors(first: 2) { author { name } papers } externalIds"
+    )
+    with serve(create_app(Settings(), store=store)) as server, httpx.Client(base_url=server.url) as client:
+        body = post(client, f'{{ authors(search: "Jian Zhang") {{ edges {{ node {{ {fields} }} }} }} }}')
+        assert "errors" not in body, body
+        rows = {e["node"]["id"]: e["node"] for e in body["data"]["authors"]["edges"]}
+        ada = post(client, f'{{ authors(search: "Ada Lovelace") {{ edges {{ node {{ {fields} }} }} }} }}')
+    # ~Jian_Zhang1: CoRL 2022 (with Banghua Zhu); ~Jian_Zhang3: 3DV 2025 and the id-less ICML 2019
+    # paper with Nicu Sebe; the name-keyed one: the ICML 2019 papers of split or no evidence.
+    assert rows[ZHANG1] == {
+        "id": ZHANG1,
+        "firstYear": 2022,
+        "lastYear": 2022,
+        "venues": [{"venue": "CoRL", "papers": 1}],
+        "coauthors": [{"author": {"name": "Banghua Zhu"}, "papers": 1}],
+        "externalIds": ["openreview:~Jian_Zhang1"],
+    }
+    assert rows[ZHANG3]["firstYear"] == 2019 and rows[ZHANG3]["lastYear"] == 2025
+    assert rows[ZHANG3]["venues"] == [{"venue": "3DV", "papers": 1}, {"venue": "ICML", "papers": 1}]
+    assert rows[ZHANG3]["coauthors"] == [{"author": {"name": "Nicu Sebe"}, "papers": 2}]
+    assert rows[ZHANG_BY_NAME]["venues"] == [{"venue": "ICML", "papers": 2}]
+    assert rows[ZHANG_BY_NAME]["externalIds"] == []
+    (row,) = [e["node"] for e in ada["data"]["authors"]["edges"]]
+    # a1 CoRL 2022, a2 ICLR 2018, a3 ICML 2019, a4 NeurIPS 2019: one each, so by name; first 3
+    assert (row["firstYear"], row["lastYear"]) == (2018, 2022)
+    assert row["venues"] == [{"venue": v, "papers": 1} for v in ("CoRL", "ICLR", "ICML")]
+    assert row["coauthors"][0] == {"author": {"name": "Charles Babbage"}, "papers": 3}

@@ -203,6 +203,7 @@ READ_METHODS = [
     "paper_years",
     "concept_counts",
     "coauthors_in_years",
+    "author_venues",
     "coauthor_edges_in_years",
     "concepts_in_years",
     "concept_edges_in_years",
@@ -607,6 +608,23 @@ def test_concept_counts_by_papers_about_them(
 
 
 # COAUTHOR by year: p1 2024 A-B; p2 2024 A-C; p3 2023 B-C B-D C-D; p5 2023 A-B; p6 2022 AW-W.
+def test_author_venues_most_papers_first_then_by_id(rs: ReadStore) -> None:
+    iclr, neurips = V1.id, V2.id
+    # Alice: p1, p2, p9 at ICLR 2024, p5 at NeurIPS 2023; Bob: p1 at ICLR, p3 and p5 at NeurIPS;
+    # Dan: p3 at NeurIPS and p4 without a venue; Wang (p6) has no venue; a missing id has none.
+    got = rs.author_venues([A.id, B.id, D.id, W.id, "author:nobody", A.id], 10)
+    assert got == [
+        [Weighted(iclr, 3), Weighted(neurips, 1)],
+        [Weighted(neurips, 2), Weighted(iclr, 1)],
+        [Weighted(neurips, 1)],
+        [],
+        [],
+        [Weighted(iclr, 3), Weighted(neurips, 1)],
+    ]
+    assert rs.author_venues([C.id], 1) == [[Weighted(iclr, 2)]]  # p2, p8 at ICLR; p3 at NeurIPS
+    assert rs.author_venues([C.id], 0) == [[]]
+
+
 def test_coauthors_in_years_count_only_those_papers(rs: ReadStore) -> None:
     assert rs.coauthors_in_years([A.id, B.id, "author:nobody"], (2024, 2024), 1, 10) == [
         [Weighted(B.id, 1), Weighted(C.id, 1)],

@@ -39,7 +39,11 @@ import neo4j
 from neo4j.exceptions import DriverError, Neo4jError
 
 from kg.author_ingest import Collected, apply_all, resolve_collected
+from kg.concept_curations import apply_record as curate_record
+from kg.concept_curations import plan as concept_plan
 from kg.config import Settings
+from kg.curations import Curation
+from kg.curations import apply as apply_curations
 from kg.errors import ConfigError, GraphStoreError
 from kg.extract_pool import Built, Extractor, default_jobs
 from kg.models import PaperRecord, RawPaper
@@ -366,14 +370,20 @@ class _Phases:
 
 
 def records_from_files(
-    paths: Sequence[Path], pipeline: Pipeline, problems: list[ReadProblem], jobs: int = 1, batch: int = 2000
+    paths: Sequence[Path],
+    pipeline: Pipeline,
+    problems: list[ReadProblem],
+    jobs: int = 1,
+    batch: int = 2000,
+    curations: Sequence[Curation] = (),
 ) -> Iterator[PaperRecord]:
     """Records of every paper in ``paths`` (files or folders), in input order.
 
     Extracted in batches of ``batch`` by ``jobs`` worker processes (:mod:`kg.extract_pool`,
     as ``kg ingest`` does), so the merge, which consumes this iterator, runs in this process
     while the workers extract the batches after. Unreadable files and records are appended to
-    ``problems`` and skipped, like ``kg ingest``.
+    ``problems`` and skipped, like ``kg ingest``. ``curations`` (:mod:`kg.curations`) are applied
+    as ``kg ingest`` applies them: to the resolution, and to each record for concepts.
     """
     # Authors are resolved into people over every file first (kg.author_ingest; the database
     # is empty, so there are no stored slots to re-resolve).
@@ -386,14 +396,16 @@ def records_from_files(
     collected = Collected()
     for result in results:
         collected.add(result.papers)
-    resolution = resolve_collected(collected)
+    resolution = apply_curations(resolve_collected(collected), curations)
+    concept_decisions = concept_plan(curations)
     extractor = Extractor(pipeline, jobs)
     pending: list[RawPaper] = []
 
     def take(built: Iterator[Built]) -> Iterator[PaperRecord]:
         for records, found in built:
             problems.extend(found)
-            yield from apply_all(records, resolution)
+            for record in apply_all(records, resolution):
+                yield curate_record(record, concept_decisions) if concept_decisions else record
 
     try:
         for result in results:
@@ -420,12 +432,13 @@ def bulk_ingest(
     settings: Settings,
     out: Callable[[str], None],
     jobs: int = 1,
+    curations: Sequence[Curation] = (),
 ) -> int:
     """``kg ingest --bulk``: extract ``paths`` (``jobs`` worker processes), bulk-load them, print
     a summary; the exit code."""
     problems: list[ReadProblem] = []
     summary = bulk_load(
-        records_from_files(paths, pipeline, problems, jobs),
+        records_from_files(paths, pipeline, problems, jobs, curations=curations),
         settings,
         on_phase=_say,
     )

@@ -530,6 +530,18 @@ def coauthors_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: i
     )
 
 
+def author_venues(ids: Sequence[str], limit: int) -> Statement:
+    """``rows`` of ``[i, venue, papers]``: per author (by position) the venue editions of its
+    papers, most papers first, then by id."""
+    return Statement(
+        f"UNWIND range(0, size($ids) - 1) AS i MATCH (n:{_N} {{id: $ids[i]}}) "
+        f"CALL (n) {{ MATCH (n)-[:AUTHORED]->(:{_N}:Paper)-[:PUBLISHED_IN]->(v:{_N}:Venue) "
+        "WITH v.id AS venue, count(*) AS w RETURN venue, w ORDER BY w DESC, venue LIMIT $limit } "
+        "RETURN collect([i, venue, w]) AS rows",
+        {"ids": list(ids), "limit": limit},
+    )
+
+
 def coauthor_edges_in_years(ids: Sequence[str], years: tuple[int, int], min_weight: int) -> Statement:
     """``rows`` of ``[a, b, papers]``: ties among ``ids`` (a < b) from the papers of ``years``."""
     return Statement(

@@ -329,6 +329,13 @@ class Neo4jReads:
         rows = self._read_one(rq.coauthors_in_years(unique, years, min_weight, limit))["rows"]
         return _weighted_lists(ids, unique, rows)
 
+    def author_venues(self, ids: Sequence[str], limit: int) -> list[list[Weighted]]:
+        unique = list(dict.fromkeys(ids))
+        if not unique or limit < 1:
+            return [[] for _ in ids]
+        rows = self._read_one(rq.author_venues(unique, limit))["rows"]
+        return _weighted_lists(ids, unique, rows)
+
     def coauthor_edges_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int
     ) -> list[PairEdge]:

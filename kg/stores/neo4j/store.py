@@ -77,6 +77,7 @@ from kg.provisional import (
 )
 from kg.provisional import plan as plan_provisional
 from kg.stores.neo4j import authors
+from kg.stores.neo4j import concepts as concepts_ops
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.notifications import DRIVER_CONFIG as NOTIFICATIONS
@@ -912,6 +913,28 @@ class Neo4jStore(Neo4jReads):
         def work(tx: neo4j.ManagedTransaction) -> bool:
             self._exec(tx, q.lock_writers())
             return authors.reassign(tx, moves, nodes)
+
+        with self._errors(), self._session() as session:
+            session.execute_write(work)
+
+    def remove_concepts(self, concepts: Sequence[str], links: Sequence[tuple[str, str, str]]) -> None:
+        if not concepts and not links:
+            return
+
+        def work(tx: neo4j.ManagedTransaction) -> bool:
+            self._exec(tx, q.lock_writers())
+            return concepts_ops.remove(tx, concepts, links)
+
+        with self._errors(), self._session() as session:
+            session.execute_write(work)
+
+    def relink_keyphrases(self, concept_ids: Sequence[str], relink: Callable[[list[str]], list[str]]) -> None:
+        if not concept_ids:
+            return
+
+        def work(tx: neo4j.ManagedTransaction) -> bool:
+            self._exec(tx, q.lock_writers())
+            return concepts_ops.relink(tx, concept_ids, relink)
 
         with self._errors(), self._session() as session:
             session.execute_write(work)

@@ -828,6 +828,18 @@ class SQLiteReads:
             found[nid] = [Weighted(o, int(w)) for o, w in rows]
         return [found[i] for i in ids]
 
+    def author_venues(self, ids: Sequence[str], limit: int) -> list[list[Weighted]]:
+        found: dict[str, list[Weighted]] = {}
+        for nid in dict.fromkeys(ids):
+            rows = self._all(
+                'SELECT v."end" AS venue, COUNT(*) AS w FROM rels a '
+                "JOIN rels v ON v.start = a.\"end\" AND v.type = 'PUBLISHED_IN' "
+                "WHERE a.start = ? AND a.type = 'AUTHORED' GROUP BY v.\"end\" ORDER BY w DESC, venue LIMIT ?",
+                (nid, max(0, limit)),
+            )
+            found[nid] = [Weighted(str(v), int(w)) for v, w in rows]
+        return [found[i] for i in ids]
+
     def coauthor_edges_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int
     ) -> list[PairEdge]:

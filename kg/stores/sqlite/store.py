@@ -33,6 +33,7 @@ from kg.models import PaperRecord, Properties, UpsertSummary
 from kg.provisional import without_phrase
 from kg.stores.protocol import AnalysisRow, AuthorMove, PairType, StoredSlot
 from kg.stores.sqlite import authors, check, keyphrases, schema
+from kg.stores.sqlite import concepts as concepts_ops
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
 DB_FILE = "graph.sqlite"
@@ -354,6 +355,16 @@ class SQLiteStore(SQLiteReads):
             return
         self._write(lambda c: authors.reassign(c, moves, nodes))
         self._known.clear(None)  # cached Author maps may have changed
+
+    def remove_concepts(self, concepts: Sequence[str], links: Sequence[tuple[str, str, str]]) -> None:
+        if not concepts and not links:
+            return
+        self._write(lambda c: concepts_ops.remove(c, concepts, links))
+        self._known.clear(None)  # cached concept nodes and BROADER links may be gone
+
+    def relink_keyphrases(self, concept_ids: Sequence[str], relink: Callable[[list[str]], list[str]]) -> None:
+        if concept_ids:
+            self._write(lambda c: concepts_ops.relink(c, concept_ids, relink))
 
     def ping(self) -> None:
         with self._errors():
