@@ -103,6 +103,11 @@ class PaperFilterInput:
     track: str | None = strawberry.field(
         default=None, description="The listing's track, exactly as listed: `main`, `Datasets and Benchmarks`."
     )
+    like: str | None = strawberry.field(
+        default=None,
+        description="Free text: papers by how like it they are (embedding cosine), nearest first, each "
+        "with its `likeness` (score, shared concepts). Not combined with other conditions yet.",
+    )
 
     def to_domain(self) -> PaperFilter:
         return PaperFilter(
@@ -115,6 +120,7 @@ class PaperFilterInput:
             about_only=self.include_mentions is not True,
             status=self.status,
             track=self.track,
+            like=self.like,
         )
 
 

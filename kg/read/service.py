@@ -24,7 +24,7 @@ from typing import Literal, TypeVar
 from kg.ids import fold
 from kg.models import Node, StoreCounts
 from kg.names import query_loose_key
-from kg.read import networks, resolve, trends
+from kg.read import likeness, networks, resolve, trends
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.key_concepts import KeyConcept, key_concepts
@@ -88,6 +88,7 @@ class PaperFilter:
     about_only: bool = True
     status: str | None = None
     track: str | None = None
+    like: str | None = None
 
 
 @dataclass(frozen=True)
@@ -293,6 +294,56 @@ class ReadService:
             return hits
 
         return self._memo(("search", text, limit), run)
+
+    # -- likeness (kg.read.likeness) -------------------------------------------------------------
+    def similar(self, paper_id: str, limit: int) -> list[likeness.Similar]:
+        """Papers nearest to a paper by embedding, with the concepts they share; none when the
+        paper has no embedding (ingested with ``--no-embed`` and not ``kg embed``-ed yet)."""
+        if limit <= 0:
+            return []
+
+        def run() -> list[likeness.Similar]:
+            vector = self.store.paper_embeddings([paper_id])[0]
+            if vector is None:
+                return []
+            hits = self.store.nearest_papers(vector, limit, exclude=[paper_id])
+            nodes = self._nodes([pid for pid, _ in hits])
+            keys = self.key_concepts_many([paper_id, *(n.id for n in nodes)])
+            scores = dict(hits)
+            return [
+                likeness.Similar(n, scores[n.id], likeness.shared_concepts(keys[0], k))
+                for n, k in zip(nodes, keys[1:], strict=True)
+            ]
+
+        return self._memo(("similar", paper_id, limit), run)
+
+    def like(self, text: str, offset: int, limit: int) -> tuple[list[likeness.Similar], int]:
+        """Papers nearest to a free-text description (embedded here, with the model the papers
+        were embedded with), from ``offset``; and how many there are to page through (at most
+        :data:`likeness.LIKE_MAX`)."""
+        if not text.strip():
+            raise InvalidArgument("`like` needs some text to compare papers with")
+        if len(text) > likeness.LIKE_MAX_CHARS:
+            raise InvalidArgument(f"`like` takes at most {likeness.LIKE_MAX_CHARS:,} characters")
+        if offset + limit > likeness.LIKE_MAX:
+            raise InvalidArgument(f"`like` pages through the {likeness.LIKE_MAX:,} nearest papers at most")
+
+        def embed() -> bytes:
+            from extractors.embedding import default_embedder
+
+            return default_embedder().embed_quantized([text])[0]
+
+        # the text's vector is cached (384 bytes), not its 1,000 hits
+        hits = self.store.nearest_papers(self._memo(("like", text), embed), likeness.LIKE_MAX)
+        page = hits[offset : offset + limit]
+        nodes = self._nodes([pid for pid, _ in page])
+        keys = self.key_concepts_many([n.id for n in nodes])
+        scores = dict(page)
+        found = [
+            likeness.Similar(n, scores[n.id], likeness.concepts_in_text(text, k))
+            for n, k in zip(nodes, keys, strict=True)
+        ]
+        return found, len(hits)
 
     def counts(self) -> StoreCounts:
         return self._memo("counts", self.store.counts)

@@ -47,7 +47,7 @@ from kg.stores.protocol import (
     Weighted,
     YearCount,
 )
-from kg.stores.sqlite import paths, schema
+from kg.stores.sqlite import paths, schema, vectors
 from kg.text_index import FIELD_BOOST, search_words
 
 T = TypeVar("T")
@@ -281,6 +281,30 @@ class SQLiteReads:
                 ((i, label, blob, score[r]) for i, label, blob, r in found), key=lambda x: (-x[3], x[0])
             )
         return [SearchHit(self._node(i, label, blob), float(s)) for i, label, blob, s in rows]
+
+    # -- embeddings (kg.stores.sqlite.vectors) ------------------------------------------------
+    def paper_embeddings(self, ids: Sequence[str]) -> list[bytes | None]:
+        with self._errors():
+            return vectors.vectors_of(self._reader(), ids)
+
+    def nearest_papers(
+        self, vector: bytes, limit: int, exclude: Sequence[str] = ()
+    ) -> list[tuple[str, float]]:
+        """Papers by cosine to ``vector``, best first: a scan of the version's cached matrix."""
+        cache: vectors.VectorCache | None = getattr(self, "_vector_cache", None)
+        if cache is None:
+            cache = self._vector_cache = vectors.VectorCache()
+        version = self.version()
+
+        def read() -> vectors.Matrix:
+            with self._errors():
+                return vectors.Matrix.read(self._reader())
+
+        return cache.get(version, read).nearest(vector, limit, exclude)
+
+    def papers_without_embedding(self, limit: int) -> list[tuple[str, str, str]]:
+        with self._errors():
+            return vectors.missing(self._reader(), limit)
 
     def counts(self) -> StoreCounts:
         # kept by triggers in every write (kg.stores.sqlite.schema.COUNTS_DDL): no table scan
