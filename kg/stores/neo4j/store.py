@@ -656,8 +656,9 @@ class Neo4jStore(Neo4jReads):
     ) -> list[tuple[str, float]]:
         if limit <= 0:
             return []
-        rows = self._read(vectors.nearest(vector, limit + len(set(exclude))))
-        return vectors.ranked([(row["id"], float(row["score"])) for row in rows], limit, exclude)
+        k = max(vectors.MIN_CANDIDATES, vectors.CANDIDATES_PER_HIT * limit) + len(set(exclude))
+        rows = self._read(vectors.nearest(vector, k))
+        return vectors.ranked(vector, [(row["id"], row["vector"]) for row in rows], limit, exclude)
 
     def papers_without_embedding(self, limit: int) -> list[tuple[str, str, str]]:
         rows = self._read(vectors.missing(limit))

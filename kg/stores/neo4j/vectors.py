@@ -8,8 +8,8 @@ see it; ``clear`` deletes it with everything else.
 
 The vector is the quantised one of :mod:`extractors.embedding` as floats (``k / 127``), the same
 as the embedded store's bytes, so both stores rank alike. The index is Neo4j 5's HNSW vector
-index with cosine similarity; ``db.index.vector.queryNodes`` scores ``(1 + cos) / 2``, turned
-back into the cosine here.
+index with cosine similarity, which finds candidates; they are ranked by the same arithmetic as
+the embedded store's scan (:mod:`kg.stores.nearest`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,15 @@ from typing import Any
 import numpy as np
 
 from extractors.embedding import DIMENSIONS, QUANT_SCALE, dequantize, from_blob
+from kg.stores.nearest import Matrix
 from kg.stores.neo4j.queries import Statement, label
 
 EMBEDDING_LABEL = "__KGEmbedding__"
-VECTOR_INDEX = "paperkg_embedding"
+VECTOR_INDEX = "paperkg_paper_vectors"
+# Candidates the index is asked for per hit wanted: its HNSW search is approximate, and the
+# candidates are re-ranked exactly (kg.stores.nearest, the embedded store's arithmetic).
+CANDIDATES_PER_HIT = 2
+MIN_CANDIDATES = 50
 
 
 def schema_statements() -> list[Statement]:
@@ -34,7 +39,10 @@ def schema_statements() -> list[Statement]:
         ),
         Statement(
             f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (e:{EMBEDDING_LABEL}) ON e.vector "
-            "OPTIONS {indexConfig: {`vector.dimensions`: $dims, `vector.similarity_function`: 'cosine'}}",
+            "OPTIONS {indexConfig: {`vector.dimensions`: $dims, `vector.similarity_function`: 'cosine', "
+            # the index's own int8 quantisation would move scores by ~0.004 (a paper against
+            # itself scored 0.998); the vectors are int8 already
+            "`vector.quantization.enabled`: false}}",
             {"dims": DIMENSIONS},
         ),
     ]
@@ -61,10 +69,10 @@ def vectors_of(ids: Sequence[str]) -> Statement:
 
 
 def nearest(vector: bytes, k: int) -> Statement:
-    """``id, score`` of the ``k`` nearest vectors (score: the index's ``(1 + cos) / 2``)."""
+    """``id, vector`` of the ``k`` nearest vectors the index finds."""
     return Statement(
-        f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $k, $vector) YIELD node, score "
-        "RETURN node.id AS id, score",
+        f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $k, $vector) YIELD node "
+        "RETURN node.id AS id, node.vector AS vector",
         {"k": k, "vector": dequantize(from_blob(vector))},
     )
 
@@ -87,8 +95,11 @@ def to_blob(values: Sequence[Any]) -> bytes:
     )
 
 
-def ranked(rows: Sequence[tuple[str, float]], limit: int, exclude: Sequence[str]) -> list[tuple[str, float]]:
-    """The index's hits as cosines rounded like the embedded store's, best first, then by id."""
-    gone = set(exclude)
-    hits = [(pid, round(2.0 * score - 1.0, 4)) for pid, score in rows if pid not in gone]
-    return sorted(hits, key=lambda h: (-h[1], h[0]))[:limit]
+def ranked(
+    vector: bytes, rows: Sequence[tuple[str, Sequence[float]]], limit: int, exclude: Sequence[str]
+) -> list[tuple[str, float]]:
+    """The index's candidates ranked exactly as the embedded store ranks (:class:`Matrix`)."""
+    ids = [pid for pid, _ in rows]
+    blobs = b"".join(to_blob(v) for _, v in rows)
+    matrix = Matrix(ids, np.frombuffer(blobs, dtype=np.int8).reshape(len(ids), DIMENSIONS))
+    return matrix.nearest(vector, limit, exclude)

@@ -32,6 +32,7 @@ from kg.models import (
 )
 from kg.names import query_loose_key
 from kg.provisional import row_concept
+from kg.stores.nearest import Matrix
 from kg.stores.protocol import (
     Direction,
     Edge,
@@ -296,9 +297,9 @@ class SQLiteReads:
             cache = self._vector_cache = vectors.VectorCache()
         version = self.version()
 
-        def read() -> vectors.Matrix:
+        def read() -> Matrix:
             with self._errors():
-                return vectors.Matrix.read(self._reader())
+                return vectors.read_matrix(self._reader())
 
         return cache.get(version, read).nearest(vector, limit, exclude)
 

@@ -19,15 +19,12 @@ import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import numpy.typing as npt
 
-from extractors.embedding import DIMENSIONS, from_blob
+from extractors.embedding import DIMENSIONS
 from kg.models import PaperRecord
+from kg.stores.nearest import Matrix
 
 DDL = "CREATE TABLE IF NOT EXISTS embeddings (paper_id TEXT PRIMARY KEY, vector BLOB NOT NULL)"
-# Rows turned into float32 at a time by the scan: bounds its scratch memory (16k x 384 x 4 B =
-# 25 MB) whatever the store's size.
-SCAN_ROWS = 16_384
 
 
 def ensure_embeddings(c: sqlite3.Connection) -> None:
@@ -107,51 +104,17 @@ def missing(c: sqlite3.Connection, limit: int) -> list[tuple[str, str, str]]:
     return [(str(i), str(t or ""), str(a or "")) for i, t, a in rows]
 
 
-class Matrix:
-    """Every stored vector of one store version: ids and an int8 matrix (one row each)."""
-
-    def __init__(self, ids: list[str], rows: npt.NDArray[np.int8]) -> None:
-        self.ids = ids
-        self.rows = rows
-        self.index = {pid: i for i, pid in enumerate(ids)}
-        norms = np.linalg.norm(rows.astype(np.float32), axis=1) if len(ids) else np.zeros(0, np.float32)
-        self.norms = np.maximum(norms, 1e-9).astype(np.float32)
-
-    @classmethod
-    def read(cls, c: sqlite3.Connection) -> Matrix:
-        if not _has_table(c):
-            return cls([], np.zeros((0, DIMENSIONS), dtype=np.int8))
-        ids: list[str] = []
-        blobs: list[bytes] = []
-        for pid, blob in c.execute("SELECT paper_id, vector FROM embeddings ORDER BY paper_id"):
-            if isinstance(blob, bytes) and len(blob) == DIMENSIONS:
-                ids.append(str(pid))
-                blobs.append(blob)
-        rows = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(ids), DIMENSIONS)
-        return cls(ids, rows)
-
-    def nearest(self, vector: bytes, limit: int, exclude: Sequence[str]) -> list[tuple[str, float]]:
-        """The ``limit`` papers with the highest cosine to ``vector``, best first (then by id)."""
-        if limit <= 0 or not self.ids:
-            return []
-        q = from_blob(vector).astype(np.float32)
-        q /= max(float(np.linalg.norm(q)), 1e-9)
-        scores = np.empty(len(self.ids), dtype=np.float32)
-        for start in range(0, len(self.ids), SCAN_ROWS):
-            block = self.rows[start : start + SCAN_ROWS].astype(np.float32)
-            scores[start : start + len(block)] = block @ q
-        scores /= self.norms
-        for pid in exclude:
-            i = self.index.get(pid)
-            if i is not None:
-                scores[i] = -np.inf
-        k = min(limit + len(exclude), len(scores))
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-        ranked = sorted(
-            ((round(float(scores[i]), 4), self.ids[i]) for i in top if np.isfinite(scores[i])),
-            key=lambda t: (-t[0], t[1]),
-        )
-        return [(pid, s) for s, pid in ranked[:limit]]
+def read_matrix(c: sqlite3.Connection) -> Matrix:
+    """Every stored vector, by paper id."""
+    if not _has_table(c):
+        return Matrix([], np.zeros((0, DIMENSIONS), dtype=np.int8))
+    ids: list[str] = []
+    blobs: list[bytes] = []
+    for pid, blob in c.execute("SELECT paper_id, vector FROM embeddings ORDER BY paper_id"):
+        if isinstance(blob, bytes) and len(blob) == DIMENSIONS:
+            ids.append(str(pid))
+            blobs.append(blob)
+    return Matrix(ids, np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(ids), DIMENSIONS))
 
 
 class VectorCache:
