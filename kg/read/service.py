@@ -41,7 +41,7 @@ from kg.stores.protocol import (
     SearchHit,
     YearCount,
 )
-from kg.text_index import search_words
+from kg.text_index import search_terms
 
 __all__ = [
     "MAX_DEPTH",
@@ -289,7 +289,8 @@ class ReadService:
 
         def run() -> list[SearchHit]:
             hits = self.store.search(text, limit, every_word=True)
-            if len(hits) < limit and len(search_words(text)) > 1:
+            _, words = search_terms(text)
+            if len(hits) < limit and len(words) > 1:
                 hits = self.store.search(text, limit)
             return hits
 

@@ -49,7 +49,7 @@ from kg.stores.protocol import (
     YearCount,
 )
 from kg.stores.sqlite import paths, schema, vectors
-from kg.text_index import FIELD_BOOST, search_words
+from kg.text_index import FIELD_BOOST, search_terms
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
@@ -124,9 +124,18 @@ def fts_query(text: str, every_word: bool = False) -> str | None:
 
     >>> fts_query('nash "equilibria" OR x'), fts_query("!!"), fts_query("the game", every_word=True)
     ('"nash" OR "equilibria" OR "x"', None, '"game"')
+    >>> fts_query('"Diffusion Policy" robot arm')
+    '"diffusion policy" AND ("robot" OR "arm")'
     """
-    words = search_words(text)
-    return (" AND " if every_word else " OR ").join(f'"{w}"' for w in words) if words else None
+    phrases, words = search_terms(text)
+    if not phrases:
+        return (" AND " if every_word else " OR ").join(f'"{w}"' for w in words) if words else None
+    # quoted phrases are required (FTS5's "a b" is the phrase); the words beside them as above
+    parts = [f'"{p}"' for p in phrases]
+    if words:
+        either = (" AND " if every_word else " OR ").join(f'"{w}"' for w in words)
+        parts.append(f"({either})")
+    return " AND ".join(parts)
 
 
 class SQLiteReads:
