@@ -29,6 +29,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -36,12 +37,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from api.execute import execute_query
-from extractors.embedding import Embedder, paper_text
+from extractors.embedding import DIMENSIONS, Embedder, paper_text, quantize, to_blob
 from kg.config import Settings
 from kg.nlp import load_nlp
 from kg.pipeline import Pipeline
 from kg.readers import iter_input_files, read_file
+from kg.stores.nearest import Matrix
 from kg.stores.sqlite import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,6 +99,27 @@ def cost_per_paper(files: list[Path], sample: int) -> tuple[float, float]:
     embedder.embed(texts)
     embedding = time.process_time() - t
     return 1000 * extraction / len(records), 1000 * embedding / len(records)
+
+
+def scan_speed(rows: int, repeats: int = 20) -> None:
+    """The embedded store's nearest-paper scan (:class:`kg.stores.nearest.Matrix`) over ``rows``
+    random unit vectors: median query time, the matrix's memory, and the time to build it."""
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((rows, DIMENSIONS)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    start = time.perf_counter()
+    matrix = Matrix([f"paper:{i:06d}" for i in range(rows)], quantize(vectors))
+    print(f"matrix of {rows:,} built in {time.perf_counter() - start:.2f} s")
+    times = []
+    for i in range(repeats):
+        query = to_blob(quantize(vectors[i : i + 1])[0])
+        start = time.perf_counter()
+        matrix.nearest(query, 10, [f"paper:{i:06d}"])
+        times.append(time.perf_counter() - start)
+    print(
+        f"scan of {rows:,} x {DIMENSIONS} int8: median {1000 * statistics.median(times):.1f} ms per query "
+        f"(max {1000 * max(times):.1f}), matrix {matrix.unit.nbytes / 2**20:.1f} MiB"
+    )
 
 
 def folded(values: Any) -> set[str]:
@@ -156,6 +181,7 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=300, help="papers for the per-paper CPU figures")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--skip-ingest", action="store_true", help="reuse OUT/embed from an earlier run")
+    ap.add_argument("--scan-rows", type=int, default=100_000, help="vectors in the scan timing")
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()}")
     if not args.skip_ingest:
@@ -170,6 +196,7 @@ def main() -> None:
         f"per paper (CPU, {args.sample} papers): extraction {ext:.1f} ms, "
         f"embedding {emb:.1f} ms, ratio {emb / ext:.2f}"
     )
+    scan_speed(args.scan_rows)
     print("likeness through the API:")
     store = SQLiteStore(args.out / "embed")
     try:

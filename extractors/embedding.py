@@ -11,10 +11,10 @@ What the model card prescribes: mean pooling of the last hidden state over the r
 (the attention mask), then L2 normalisation, so a dot product is the cosine similarity.
 
 Stored vectors are int8 (:func:`quantize`): each unit vector's components times 127, rounded.
-Why: 384 bytes a paper instead of 1,536 (float32), so the SQLite store's nearest-neighbour scan
-holds 100k papers in 38 MB, and the cosine of two quantised vectors is within about 0.005 of
-the float one (``tests/unit/test_embedding.py``), far below the gap between a near and a far
-paper. Both stores hold the same quantised vector (Neo4j as floats, :func:`dequantize`), so they
+Why: 384 bytes a paper on disk instead of 1,536 (float32): 37 MiB at 100k papers in the SQLite
+file, a quarter of the store's growth; and the cosine of two quantised vectors is within about
+0.005 of the float one (``tests/unit/test_embedding.py``), far below the gap between a near and
+a far paper. Both stores hold the same quantised vector (Neo4j as floats, :func:`dequantize`), so they
 rank alike.
 """
 

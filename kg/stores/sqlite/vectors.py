@@ -7,9 +7,9 @@ below reads only vectors, 384 bytes each, packed together. A store written befor
 gets the table when it is opened (:func:`ensure_embeddings`, like the other ``ensure_*``
 migrations); ``kg embed`` then fills it in.
 
-Why a numpy scan and no approximate index: at 100k papers the whole matrix is 38 MB of int8 and
-one query is a matrix-vector product over it (``bench/similar.py`` measures it); the matrix is
-read once per store version and process (:class:`VectorCache`), so a query costs the product.
+Why a numpy scan and no approximate index: at 100k papers one query is a matrix-vector product
+over 100k x 384 floats (``bench/similar.py`` measures it); the matrix is read once per store
+version and process (:class:`VectorCache`), so a query costs the product.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def read_matrix(c: sqlite3.Connection) -> Matrix:
 
 class VectorCache:
     """The :class:`Matrix` of the store version last asked for (one per process; bounded: the
-    matrix of one version, 384 bytes per embedded paper)."""
+    matrix of one version, 1.5 KB per embedded paper)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
