@@ -102,6 +102,13 @@ class PaperPage:
     venues: list[Node | None] | None = None
 
 
+def _embed_text(text: str) -> bytes:
+    """A query text's stored-form vector; the model is loaded on the first call only."""
+    from extractors.embedding import default_embedder
+
+    return default_embedder().embed_quantized([text])[0]
+
+
 def _pair(graph: GraphName) -> PairType:
     return "COAUTHOR" if graph == "COAUTHOR" else "CO_OCCURS"
 
@@ -292,9 +299,24 @@ class ReadService:
             _, words = search_terms(text)
             if len(hits) < limit and len(words) > 1:
                 hits = self.store.search(text, limit)
-            return hits
+            return self._blend(text, hits)
 
         return self._memo(("search", text, limit), run)
+
+    def _blend(self, text: str, hits: list[SearchHit]) -> list[SearchHit]:
+        """The hits re-ranked with the meaning of the text where papers have embeddings: a
+        paper's score is its BM25 score times ``1 + max(0, cosine(text, paper))``
+        (:func:`likeness.blended_score`); concepts and papers without a vector keep theirs.
+        A store without embeddings answers exactly as before (no model is loaded)."""
+        papers = [h.node.id for h in hits if h.node.label == "Paper"]
+        found = dict(zip(papers, self.store.paper_embeddings(papers), strict=True)) if papers else {}
+        vectors = {pid: v for pid, v in found.items() if v is not None}
+        if not vectors:
+            return hits
+        query = self._memo(("like", text), lambda: _embed_text(text))
+        cosines = likeness.cosines(query, vectors)
+        blended = [SearchHit(h.node, likeness.blended_score(h.score, cosines.get(h.node.id))) for h in hits]
+        return sorted(blended, key=lambda h: (-h.score, h.node.id))
 
     # -- likeness (kg.read.likeness) -------------------------------------------------------------
     def similar(self, paper_id: str, limit: int) -> list[likeness.Similar]:
@@ -329,13 +351,10 @@ class ReadService:
         if offset + limit > likeness.LIKE_MAX:
             raise InvalidArgument(f"`like` pages through the {likeness.LIKE_MAX:,} nearest papers at most")
 
-        def embed() -> bytes:
-            from extractors.embedding import default_embedder
-
-            return default_embedder().embed_quantized([text])[0]
-
         # the text's vector is cached (384 bytes), not its 1,000 hits
-        hits = self.store.nearest_papers(self._memo(("like", text), embed), likeness.LIKE_MAX)
+        hits = self.store.nearest_papers(
+            self._memo(("like", text), lambda: _embed_text(text)), likeness.LIKE_MAX
+        )
         page = hits[offset : offset + limit]
         nodes = self._nodes([pid for pid, _ in page])
         keys = self.key_concepts_many([n.id for n in nodes])
