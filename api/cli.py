@@ -149,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--curations", type=Path, help="curations file to apply (default: DATA_DIR/curations.jsonl)"
     )
     p.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="skip the papers' embeddings (Paper.similar, like:); `kg embed` adds them later",
+    )
+    p.add_argument(
         "--bulk",
         action="store_true",
         help="neo4j only: first load into an EMPTY database with neo4j-admin import "
@@ -161,6 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store_flags(p)
 
     p = sub.add_parser("analyze", help="compute and store centrality and communities of the whole graph")
+    _add_store_flags(p)
+
+    p = sub.add_parser("embed", help="embed the stored papers that have no embedding yet")
+    p.add_argument("--threads", type=int, default=0, help="model threads (default 0 = one per core)")
     _add_store_flags(p)
 
     p = sub.add_parser("export", help="write the whole graph, or one network for Gephi/VOSviewer")
@@ -224,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from api.curate_cli import curations_path
+    from extractors.embedding import Embedder
     from kg.curations import load as load_curations
     from kg.extract_pool import default_jobs
     from kg.ingest import Progress, ingest
@@ -244,13 +254,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
         decisions = load_curations(curations_path(args, settings))
         jobs = settings.jobs or default_jobs()
-        return bulk_ingest(args.paths, pipeline, settings, _out, jobs=jobs, curations=decisions)
+        code = bulk_ingest(args.paths, pipeline, settings, _out, jobs=jobs, curations=decisions)
+        if not args.no_embed:  # the bulk loader writes no vectors (its import is one version)
+            _out("no embeddings yet (Paper.similar, like:): run `kg embed --backend neo4j` to add them")
+        return code
     store = _open_store(settings, create=True)
     try:
         progress = Progress(enabled=False if args.no_progress else None)
         progress.note(f"loading the {settings.concept_mode} language model")
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
-        pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
+        # one model thread per worker process: the workers already use every core
+        embedder = None if args.no_embed else Embedder(threads=1)
+        pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode, embedder=embedder)
         jobs = settings.jobs or default_jobs()
         report = ingest(
             args.paths,
@@ -285,6 +300,21 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             )
     finally:
         store.close()
+    return 0
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    from extractors.embedding import Embedder
+    from kg.embed_missing import embed_missing
+    from kg.extract_pool import default_jobs
+
+    store = _open_store(_settings(args))
+    try:
+        report = embed_missing(store, Embedder(threads=args.threads or default_jobs()))
+    finally:
+        store.close()
+    rate = report.papers / report.seconds if report.seconds > 0 else 0.0
+    _out(f"{report.papers} paper(s) embedded in {report.seconds:.1f} s ({rate:.0f} papers/s)")
     return 0
 
 
@@ -522,6 +552,7 @@ COMMANDS = {
     "ingest": cmd_ingest,
     "stats": cmd_stats,
     "analyze": cmd_analyze,
+    "embed": cmd_embed,
     "export": cmd_export,
     "query": cmd_query,
     "serve": cmd_serve,

@@ -93,7 +93,10 @@ class PaperFilterInput:
         default=None,
         description="An author id, or a name: the person with that name with the most papers.",
     )
-    text: str | None = strawberry.field(default=None, description="Full-text query; results by relevance.")
+    text: str | None = strawberry.field(
+        default=None,
+        description='Full-text query; results by relevance. `"quoted phrases"` match as phrases.',
+    )
     include_mentions: bool | None = strawberry.field(
         default=False, description="With `concept`: also papers that only mention it in passing."
     )
@@ -102,6 +105,11 @@ class PaperFilterInput:
     )
     track: str | None = strawberry.field(
         default=None, description="The listing's track, exactly as listed: `main`, `Datasets and Benchmarks`."
+    )
+    like: str | None = strawberry.field(
+        default=None,
+        description="Free text: papers by how like it they are (embedding cosine), nearest first, each "
+        "with its `likeness` (score, shared concepts). Not combined with other conditions yet.",
     )
 
     def to_domain(self) -> PaperFilter:
@@ -115,6 +123,7 @@ class PaperFilterInput:
             about_only=self.include_mentions is not True,
             status=self.status,
             track=self.track,
+            like=self.like,
         )
 
 
@@ -357,7 +366,10 @@ class Query:
             for node, r in ranked
         ]
 
-    @strawberry.field(description="Full-text search over paper titles/abstracts and concept names/aliases.")
+    @strawberry.field(
+        description="Full-text search over paper titles/abstracts and concept names/aliases; "
+        '`"quoted phrases"` match as phrases.'
+    )
     async def search(self, info: Info, text: str, first: int | None = 20) -> list[SearchHit]:
         n = check_first(info, first)
         hits = await info.context.compute(info.context.service.search, text, n)

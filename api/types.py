@@ -24,6 +24,8 @@ from api.context import Context
 from kg.ids import fold
 from kg.models import Node
 from kg.read.key_concepts import KeyConcept as DomainKeyConcept
+from kg.read.likeness import SharedConcept as DomainShared
+from kg.read.likeness import Similar
 from kg.read.service import PaperFilter, PaperPage
 from kg.stores.protocol import Edge as StoreEdge
 from kg.stores.protocol import Page, PaperQuery
@@ -208,6 +210,8 @@ async def paper_connection(
     n = check_first(info, first)
     start = page_start(after)
     service = info.context.service
+    if isinstance(query, PaperFilter) and query.like is not None:
+        return await _like_connection(info, query, start, n)
     if isinstance(query, PaperFilter):
         query = await info.context.call(service.paper_query, query)
     run = info.context.compute if query.text is not None else info.context.call  # text: heavy lane
@@ -232,6 +236,20 @@ async def paper_connection(
         for i, p in enumerate(page.papers)
     ]
     return make_connection(papers, start, page.total)
+
+
+async def _like_connection(info: Info, where: PaperFilter, start: int, n: int) -> Connection[Paper]:
+    """``papers(where: {like})``: the papers nearest to the text, each with its ``likeness``."""
+    others = [f for f, v in vars(where).items() if f not in ("like", "about_only") and v is not None]
+    if others:
+        raise APIError(
+            f"`like` cannot be combined with other conditions yet ({', '.join(sorted(others))}): "
+            "it ranks all papers by their likeness to the text"
+        )
+    assert where.like is not None
+    found, total = await info.context.compute(info.context.service.like, where.like, start, n)
+    papers = [Paper.from_domain(s.node, info.context, likeness=Likeness.from_domain(s)) for s in found]
+    return make_connection(papers, start, total)
 
 
 def _fields(selections: Sequence[Selection]) -> Iterator[SelectedField]:
@@ -315,6 +333,10 @@ class Paper:
     # field is selected (see api.loaders.Lookup).
     venue: Venue | None = strawberry.field(description="Where it was published, when the listing said.")
     authors: list[Author] = strawberry.field(description="Authors in byline order.")
+    likeness: Likeness | None = strawberry.field(
+        default=None,
+        description="How like the text of `papers(where: {like})` it is, and why; null elsewhere.",
+    )
 
     @classmethod
     def from_domain(
@@ -324,6 +346,7 @@ class Paper:
         *,
         authors: list[Node] | Lazy = Lazy.LAZY,
         venue: Node | None | Lazy = Lazy.LAZY,
+        likeness: Likeness | None = None,
     ) -> Paper:
         """The paper of ``node``; ``authors`` and ``venue`` as read with its page, else loaded
         when selected (:class:`api.loaders.Lookup`)."""
@@ -347,7 +370,18 @@ class Paper:
                 if isinstance(authors, Lazy)
                 else _authors(authors)
             ),
+            likeness=likeness,
         )
+
+    @strawberry.field(
+        description="The papers most like this one by the embedding of their title and abstract, nearest "
+        "first, each with the concepts the two share. Empty when this paper has no embedding yet "
+        "(ingested with `--no-embed`: `kg embed` adds them)."
+    )
+    async def similar(self, info: Info, first: int | None = 10) -> list[SimilarPaper]:
+        n = check_first(info, first, default=10)
+        found: list[Similar] = await info.context.compute(info.context.service.similar, str(self.id), n)
+        return [SimilarPaper.from_domain(s, info.context) for s in found]
 
     @strawberry.field(description="Topics it is listed under (leaf topics).")
     async def topics(self, info: Info) -> list[Topic]:
@@ -732,6 +766,66 @@ class Topic:
 
 
 # -- search, stats, analytics --------------------------------------------------------------------
+
+
+@strawberry.type(
+    description="A concept both papers have (or the paper has and the text names): why they are alike."
+)
+class SharedConcept:
+    name: str = strawberry.field(description="The canonical name.")
+    about: bool = strawberry.field(description="The similar paper is about it, not just mentioning it.")
+    evidence: list[str] = strawberry.field(description="Sentences of the similar paper that mention it.")
+    query_evidence: list[str] = strawberry.field(
+        description="Sentences of the paper asked about that mention it (empty for `like` text)."
+    )
+    concept: Concept | None = strawberry.field(
+        description="Its Concept node; null for a phrase no third paper has (no node yet)."
+    )
+
+    @classmethod
+    def from_domain(cls, s: DomainShared) -> SharedConcept:
+        k = s.hit
+        return cls(
+            name=k.name,
+            about=k.about,
+            evidence=k.evidence,
+            query_evidence=s.query_evidence,
+            concept=Concept.from_domain(k.node) if k.node is not None else None,
+        )
+
+
+@strawberry.type(description="How like a paper is to the text asked about, and why.")
+class Likeness:
+    score: float = strawberry.field(
+        description="Cosine similarity of the embeddings (-1 to 1, higher is nearer)."
+    )
+    shared_concepts: list[SharedConcept] = strawberry.field(
+        description="Its key concepts the text names, what it is about first (at most 5)."
+    )
+
+    @classmethod
+    def from_domain(cls, s: Similar) -> Likeness:
+        return cls(score=s.score, shared_concepts=[SharedConcept.from_domain(c) for c in s.shared])
+
+
+@strawberry.type(description="A paper like another one, and why.")
+class SimilarPaper:
+    paper: Paper
+    score: float = strawberry.field(
+        description="Cosine similarity of the embeddings (-1 to 1, higher is nearer)."
+    )
+    shared_concepts: list[SharedConcept] = strawberry.field(
+        description="Key concepts both papers have, in the similar paper's order (what it is about "
+        "first; at most 5), with each paper's sentences that mention them."
+    )
+
+    @classmethod
+    def from_domain(cls, s: Similar, context: Context) -> SimilarPaper:
+        return cls(
+            paper=Paper.from_domain(s.node, context),
+            score=s.score,
+            shared_concepts=[SharedConcept.from_domain(c) for c in s.shared],
+        )
 
 
 @strawberry.type(description="A full-text hit: a paper or a concept.")

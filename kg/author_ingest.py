@@ -206,7 +206,7 @@ def apply_people(record: PaperRecord, resolution: Resolution) -> PaperRecord:
             continue
         linked.add(person_id)
         rels.append(Relationship(type="AUTHORED", start=person_id, end=r.end, properties=r.properties))
-    return trusted_record(record.paper, nodes, rels)
+    return trusted_record(record.paper, nodes, rels, record.embedding)
 
 
 def _position(props: Properties) -> int:

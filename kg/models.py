@@ -71,7 +71,7 @@ class Relationship(BaseModel):
 # is in it already; ``model_copy`` copies it.
 _NODE_FIELDS: set[str] = {"id", "label", "properties"}
 _RELATIONSHIP_FIELDS: set[str] = {"type", "start", "end", "properties"}
-_RECORD_FIELDS: set[str] = {"paper", "nodes", "relationships"}
+_RECORD_FIELDS: set[str] = {"paper", "nodes", "relationships", "embedding"}
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -109,6 +109,10 @@ class PaperRecord(BaseModel):
     paper: Node
     nodes: list[Node] = Field(default_factory=list)
     relationships: list[Relationship] = Field(default_factory=list)
+    # The paper's title+abstract embedding, quantised (``extractors.embedding.to_blob``), or None
+    # when not embedded (``kg ingest --no-embed``). Not a property: stores keep it beside the
+    # paper (a vector column / index), and it changes nothing a re-ingest compares.
+    embedding: bytes | None = None
 
 
 def _slot_setter(name: str) -> Callable[[object, object], None]:
@@ -153,15 +157,16 @@ def _trusted(model: type[M], values: Mapping[str, object], fields: set[str]) -> 
     return obj
 
 
-def trusted_record(paper: Node, nodes: list[Node], relationships: list[Relationship]) -> PaperRecord:
+def trusted_record(
+    paper: Node, nodes: list[Node], relationships: list[Relationship], embedding: bytes | None = None
+) -> PaperRecord:
     """A :class:`PaperRecord` built without validation, from models and lists the caller owns.
 
     Validation would only check that each item is a ``Node``/``Relationship`` and copy both
     lists; the pipeline builds them from such models and hands over new lists.
     """
-    return _trusted(
-        PaperRecord, {"paper": paper, "nodes": nodes, "relationships": relationships}, _RECORD_FIELDS
-    )
+    values = {"paper": paper, "nodes": nodes, "relationships": relationships, "embedding": embedding}
+    return _trusted(PaperRecord, values, _RECORD_FIELDS)
 
 
 @dataclass(slots=True)

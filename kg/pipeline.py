@@ -12,6 +12,7 @@ from spacy.tokenizer import Tokenizer
 
 from extractors.concepts.titles import study_phrase
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
+from extractors.embedding import Embedder, paper_text
 from extractors.registry import ExtractInput, Parts, get_extractor
 from extractors.text import extraction_parts
 from kg.collector import collector_paused
@@ -88,6 +89,9 @@ class Pipeline:
     vocabulary: Vocabulary | None = None
     batch_size: int = 256
     context: dict[str, object] = field(default_factory=dict)
+    # Embeds each paper's title and abstract into its record (``PaperRecord.embedding``) when
+    # set; ``None`` (``kg ingest --no-embed``) leaves that to ``kg embed``.
+    embedder: Embedder | None = None
 
     def __post_init__(self) -> None:
         if self.vocabulary is None:
@@ -136,7 +140,36 @@ class Pipeline:
                     records.append(self._record(x))
                 except Exception as e:  # one paper's failure must not abort the ingest
                     problems.append(ReadProblem(p.file, p.line, f"extraction failed: {e!r}"))
+        if self.embedder is not None and records:
+            records = self._embedded(records, problems)
         return records, problems
+
+    def _embedded(self, records: list[PaperRecord], problems: list[ReadProblem]) -> list[PaperRecord]:
+        """The records with their embeddings. If the model fails, the papers are kept without
+        (one ``repaired`` line says so; ``kg embed`` fills them in later)."""
+        assert self.embedder is not None
+        texts = [
+            paper_text(
+                str(r.paper.properties.get("title") or ""), str(r.paper.properties.get("abstract") or "")
+            )
+            for r in records
+        ]
+        try:
+            blobs = self.embedder.embed_quantized(texts)
+        except Exception as e:
+            first = str(records[0].paper.properties.get("sources", [""])[0])  # type: ignore[index]
+            problems.append(
+                ReadProblem(
+                    first,
+                    None,
+                    f"embedding failed for {len(records)} paper(s), kept without: {e!r}",
+                    "repaired",
+                )
+            )
+            return records
+        return [
+            trusted_record(r.paper, r.nodes, r.relationships, b) for r, b in zip(records, blobs, strict=True)
+        ]
 
     def _record(self, x: ExtractInput) -> PaperRecord:
         p = x.paper

@@ -45,3 +45,32 @@ def search_words(text: str) -> list[str]:
     []
     """
     return [w for w in dict.fromkeys(tokens(text)) if w not in STOP_WORDS]
+
+
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+def search_terms(text: str) -> tuple[list[str], list[str]]:
+    """``(phrases, words)`` of a search: each quoted part of ``text`` (two or more tokens) is a
+    phrase, kept word for word (stop words too: "learning to rank" must not match "rank
+    learning"); the rest, and one-token quotes, are :func:`search_words`. Both stores require
+    every phrase and, next to them, any of the words (or every word when asked).
+
+    >>> search_terms('"Diffusion Policy" for robots "grasp" and "the"')
+    (['diffusion policy'], ['robots', 'grasp'])
+    >>> search_terms('an "unclosed quote')
+    ([], ['unclosed', 'quote'])
+    """
+    phrases: list[str] = []
+    rest: list[str] = []
+    last = 0
+    for m in _QUOTED.finditer(text):
+        rest.append(text[last : m.start()])
+        last = m.end()
+        words = tokens(m.group(1))
+        if len(words) > 1:
+            phrases.append(" ".join(words))
+        else:
+            rest.append(m.group(1))
+    rest.append(text[last:])
+    return list(dict.fromkeys(phrases)), search_words(" ".join(rest))

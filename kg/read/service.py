@@ -24,7 +24,7 @@ from typing import Literal, TypeVar
 from kg.ids import fold
 from kg.models import Node, StoreCounts
 from kg.names import query_loose_key
-from kg.read import networks, resolve, trends
+from kg.read import likeness, networks, resolve, trends
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.key_concepts import COMMON_MIN_PAPERS, KeyConcept, common_ids, demote_field_words, key_concepts
@@ -41,7 +41,7 @@ from kg.stores.protocol import (
     SearchHit,
     YearCount,
 )
-from kg.text_index import search_words
+from kg.text_index import search_terms
 
 __all__ = [
     "MAX_DEPTH",
@@ -89,6 +89,7 @@ class PaperFilter:
     about_only: bool = True
     status: str | None = None
     track: str | None = None
+    like: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,13 @@ class PaperPage:
     papers: list[Node]
     authors: list[list[Node]] | None = None
     venues: list[Node | None] | None = None
+
+
+def _embed_text(text: str) -> bytes:
+    """A query text's stored-form vector; the model is loaded on the first call only."""
+    from extractors.embedding import default_embedder
+
+    return default_embedder().embed_quantized([text])[0]
 
 
 def _pair(graph: GraphName) -> PairType:
@@ -296,11 +304,74 @@ class ReadService:
 
         def run() -> list[SearchHit]:
             hits = self.store.search(text, limit, every_word=True)
-            if len(hits) < limit and len(search_words(text)) > 1:
+            _, words = search_terms(text)
+            if len(hits) < limit and len(words) > 1:
                 hits = self.store.search(text, limit)
-            return hits
+            return self._blend(text, hits)
 
         return self._memo(("search", text, limit), run)
+
+    def _blend(self, text: str, hits: list[SearchHit]) -> list[SearchHit]:
+        """The hits re-ranked with the meaning of the text where papers have embeddings: a
+        paper's score is its BM25 score times ``1 + max(0, cosine(text, paper))``
+        (:func:`likeness.blended_score`); concepts and papers without a vector keep theirs.
+        A store without embeddings answers exactly as before (no model is loaded)."""
+        papers = [h.node.id for h in hits if h.node.label == "Paper"]
+        found = dict(zip(papers, self.store.paper_embeddings(papers), strict=True)) if papers else {}
+        vectors = {pid: v for pid, v in found.items() if v is not None}
+        if not vectors:
+            return hits
+        query = self._memo(("like", text), lambda: _embed_text(text))
+        cosines = likeness.cosines(query, vectors)
+        blended = [SearchHit(h.node, likeness.blended_score(h.score, cosines.get(h.node.id))) for h in hits]
+        return sorted(blended, key=lambda h: (-h.score, h.node.id))
+
+    # -- likeness (kg.read.likeness) -------------------------------------------------------------
+    def similar(self, paper_id: str, limit: int) -> list[likeness.Similar]:
+        """Papers nearest to a paper by embedding, with the concepts they share; none when the
+        paper has no embedding (ingested with ``--no-embed`` and not ``kg embed``-ed yet)."""
+        if limit <= 0:
+            return []
+
+        def run() -> list[likeness.Similar]:
+            vector = self.store.paper_embeddings([paper_id])[0]
+            if vector is None:
+                return []
+            hits = self.store.nearest_papers(vector, limit, exclude=[paper_id])
+            nodes = self._nodes([pid for pid, _ in hits])
+            keys = self.key_concepts_many([paper_id, *(n.id for n in nodes)])
+            scores = dict(hits)
+            return [
+                likeness.Similar(n, scores[n.id], likeness.shared_concepts(keys[0], k))
+                for n, k in zip(nodes, keys[1:], strict=True)
+            ]
+
+        return self._memo(("similar", paper_id, limit), run)
+
+    def like(self, text: str, offset: int, limit: int) -> tuple[list[likeness.Similar], int]:
+        """Papers nearest to a free-text description (embedded here, with the model the papers
+        were embedded with), from ``offset``; and how many there are to page through (at most
+        :data:`likeness.LIKE_MAX`)."""
+        if not text.strip():
+            raise InvalidArgument("`like` needs some text to compare papers with")
+        if len(text) > likeness.LIKE_MAX_CHARS:
+            raise InvalidArgument(f"`like` takes at most {likeness.LIKE_MAX_CHARS:,} characters")
+        if offset + limit > likeness.LIKE_MAX:
+            raise InvalidArgument(f"`like` pages through the {likeness.LIKE_MAX:,} nearest papers at most")
+
+        # the text's vector is cached (384 bytes), not its 1,000 hits
+        hits = self.store.nearest_papers(
+            self._memo(("like", text), lambda: _embed_text(text)), likeness.LIKE_MAX
+        )
+        page = hits[offset : offset + limit]
+        nodes = self._nodes([pid for pid, _ in page])
+        keys = self.key_concepts_many([n.id for n in nodes])
+        scores = dict(page)
+        found = [
+            likeness.Similar(n, scores[n.id], likeness.concepts_in_text(text, k))
+            for n, k in zip(nodes, keys, strict=True)
+        ]
+        return found, len(hits)
 
     def counts(self) -> StoreCounts:
         return self._memo("counts", self.store.counts)

@@ -497,3 +497,24 @@ class ReadStore(GraphStore, Protocol):
     ) -> list[PairEdge]:
         """``pair_edges_among`` over ``CO_OCCURS`` counting only the papers of ``years``."""
         ...
+
+    # -- paper embeddings (extractors.embedding: 384 int8 bytes each) ---------------------------
+    def put_embeddings(self, pairs: Sequence[tuple[str, bytes]]) -> int:
+        """Store the vectors of stored papers (``kg embed``); how many changed (a change bumps
+        the version). Vectors of ids that are no paper are ignored."""
+        ...
+
+    def paper_embeddings(self, ids: Sequence[str]) -> list[bytes | None]:
+        """Each paper's stored vector, ``None`` when it has none."""
+        ...
+
+    def nearest_papers(
+        self, vector: bytes, limit: int, exclude: Sequence[str] = ()
+    ) -> list[tuple[str, float]]:
+        """Up to ``limit`` papers by cosine similarity of their vector to ``vector`` (rounded to
+        4 decimals), best first, then by id; ``exclude``: ids left out (the query paper)."""
+        ...
+
+    def papers_without_embedding(self, limit: int) -> list[tuple[str, str, str]]:
+        """Up to ``limit`` papers with no vector: ``(id, title, abstract)``, by id."""
+        ...

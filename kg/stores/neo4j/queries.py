@@ -28,7 +28,7 @@ from typing import Any, Literal, NamedTuple
 
 from kg.errors import GraphStoreError
 from kg.models import DERIVED_REL_TYPES, LABELS, REL_TYPES
-from kg.text_index import FIELD_BOOST, search_words
+from kg.text_index import FIELD_BOOST, search_terms
 
 Direction = Literal["out", "in", "both"]
 
@@ -631,12 +631,33 @@ def fulltext_query(text: str, every_word: bool = False) -> str | None:
     >>> fulltext_query("Nash equilibria", every_word=True).count("+(")
     2
     """
-    words = search_words(text)
-    if not words:
+    return lucene_terms(text, every_word, tuple(FULLTEXT_FIELDS))
+
+
+def lucene_terms(text: str, every_word: bool, fields: tuple[str, ...]) -> str | None:
+    """The Lucene query of ``text`` over ``fields`` (:func:`kg.text_index.search_terms`): each
+    quoted phrase required as a phrase, and any of the other words (``every_word``: each).
+
+    >>> lucene_terms('"diffusion policy" robot', False, ("title",))
+    '+(title:("diffusion policy")^2) +(title:(robot)^2)'
+    """
+    phrases, words = search_terms(text)
+    if not phrases and not words:
         return None
+
+    def any_field(terms: str) -> str:
+        return " OR ".join(f"{f}:({terms})^{FULLTEXT_FIELDS[f]:g}" for f in fields)
+
+    if not phrases:  # as before phrases existed
+        if every_word:
+            return " ".join(f"+({any_field(lucene_escape(w))})" for w in words)
+        return any_field(" ".join(lucene_escape(w) for w in words))
+    clauses = [f"+({any_field(chr(34) + lucene_escape(p) + chr(34))})" for p in phrases]
     if every_word:
-        return " ".join(f"+({_in_any_field(lucene_escape(w))})" for w in words)
-    return _in_any_field(" ".join(lucene_escape(w) for w in words))
+        clauses += [f"+({any_field(lucene_escape(w))})" for w in words]
+    elif words:
+        clauses.append(f"+({any_field(' '.join(lucene_escape(w) for w in words))})")
+    return " ".join(clauses)
 
 
 def _in_any_field(terms: str) -> str:

@@ -16,7 +16,6 @@ from typing import Any
 from kg.derived import CO_OCCURS_TOP_K
 from kg.errors import GraphStoreError
 from kg.stores.neo4j.queries import (
-    FULLTEXT_FIELDS,
     FULLTEXT_INDEX,
     KEYPHRASE_LABEL,
     LOCK_ID,
@@ -24,12 +23,11 @@ from kg.stores.neo4j.queries import (
     NODE_LABEL,
     PAIR_KEY,
     Statement,
-    lucene_escape,
+    lucene_terms,
     pair_key,
     rel_type,
 )
 from kg.stores.protocol import SCORE_WEIGHT, ListOrder, PairType, PaperQuery
-from kg.text_index import search_words
 
 KEY_LABEL = "__KGKey"
 KEY_OF = "__KEY_OF"
@@ -310,11 +308,7 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
 def paper_fulltext_query(text: str) -> str | None:
     """The Lucene query of a text condition: its words in title and abstract only (so concept
     nodes of the shared fulltext index never match), with the fulltext boosts."""
-    words = search_words(text)
-    if not words:
-        return None
-    terms = " ".join(lucene_escape(w) for w in words)
-    return " OR ".join(f"{f}:({terms})^{FULLTEXT_FIELDS[f]:g}" for f in ("title", "abstract"))
+    return lucene_terms(text, False, ("title", "abstract"))
 
 
 def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) -> Statement:

@@ -76,7 +76,7 @@ from kg.provisional import (
     without_phrase,
 )
 from kg.provisional import plan as plan_provisional
-from kg.stores.neo4j import authors
+from kg.stores.neo4j import authors, vectors
 from kg.stores.neo4j import concepts as concepts_ops
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
@@ -527,7 +527,12 @@ class Neo4jStore(Neo4jReads):
 
     def _ensure_schema(self) -> None:
         with self._errors(), self._session() as session:
-            for stmt in [*q.schema_statements(), *rq.schema_statements(), q.await_indexes()]:
+            for stmt in [
+                *q.schema_statements(),
+                *rq.schema_statements(),
+                *vectors.schema_statements(),
+                q.await_indexes(),
+            ]:
                 session.run(stmt.text, stmt.params).consume()
         with self._errors():
             # streamed (the default fetch size), not materialised: millions of pairs at 100k papers
@@ -611,7 +616,54 @@ class Neo4jStore(Neo4jReads):
         self._write(tx, batch)
         written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
         update_read_index(tx, written, batch.new_nodes, batch.paper_delta, batch.stored)
+        # Vectors are not compared by the summary (see kg.models.PaperRecord.embedding), but a
+        # changed one is a change: the version is bumped if nothing else bumped it.
+        if self._put_vectors(tx, [(r.paper.id, r.embedding) for r in records if r.embedding is not None]):
+            if not batch.changes:
+                self._exec(tx, q.bump_version())
         return summary
+
+    def _put_vectors(self, tx: Tx, pairs: Sequence[tuple[str, bytes]]) -> int:
+        changed = 0
+        for chunk in _chunks(list(pairs), self._statement_rows):
+            changed += int(self._fetch(tx, vectors.put(chunk))[0]["changed"])
+        return changed
+
+    # -- paper embeddings (kg.stores.neo4j.vectors) ------------------------------------------------
+    def put_embeddings(self, pairs: Sequence[tuple[str, bytes]]) -> int:
+        if not pairs:
+            return 0
+
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            self._exec(tx, q.lock_writers())
+            changed = self._put_vectors(tx, pairs)
+            if changed:
+                self._exec(tx, q.bump_version())
+            return changed
+
+        with self._errors(), self._session() as session:
+            return session.execute_write(work)
+
+    def paper_embeddings(self, ids: Sequence[str]) -> list[bytes | None]:
+        found: dict[str, bytes] = {}
+        for chunk in _chunks(list(ids), self._batch_size):
+            found.update(
+                (row["id"], vectors.to_blob(row["vector"])) for row in self._read(vectors.vectors_of(chunk))
+            )
+        return [found.get(i) for i in ids]
+
+    def nearest_papers(
+        self, vector: bytes, limit: int, exclude: Sequence[str] = ()
+    ) -> list[tuple[str, float]]:
+        if limit <= 0:
+            return []
+        k = max(vectors.MIN_CANDIDATES, vectors.CANDIDATES_PER_HIT * limit) + len(set(exclude))
+        rows = self._read(vectors.nearest(vector, k))
+        return vectors.ranked(vector, [(row["id"], row["vector"]) for row in rows], limit, exclude)
+
+    def papers_without_embedding(self, limit: int) -> list[tuple[str, str, str]]:
+        rows = self._read(vectors.missing(limit))
+        return [(str(r["id"]), str(r["title"] or ""), str(r["abstract"] or "")) for r in rows]
 
     def _look_up(self, tx: Tx, ids: Iterable[str], seen: _Seen) -> None:
         """Read the nodes among ``ids`` not looked up yet in this transaction into ``seen``.

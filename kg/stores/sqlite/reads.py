@@ -37,6 +37,7 @@ from kg.models import (
 )
 from kg.names import query_loose_key
 from kg.provisional import row_concept
+from kg.stores.nearest import Matrix
 from kg.stores.protocol import (
     Direction,
     Edge,
@@ -52,8 +53,8 @@ from kg.stores.protocol import (
     Weighted,
     YearCount,
 )
-from kg.stores.sqlite import paths, schema
-from kg.text_index import FIELD_BOOST, search_words
+from kg.stores.sqlite import paths, schema, vectors
+from kg.text_index import FIELD_BOOST, search_terms
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
@@ -149,9 +150,18 @@ def fts_query(text: str, every_word: bool = False) -> str | None:
 
     >>> fts_query('nash "equilibria" OR x'), fts_query("!!"), fts_query("the game", every_word=True)
     ('"nash" OR "equilibria" OR "x"', None, '"game"')
+    >>> fts_query('"Diffusion Policy" robot arm')
+    '"diffusion policy" AND ("robot" OR "arm")'
     """
-    words = search_words(text)
-    return (" AND " if every_word else " OR ").join(f'"{w}"' for w in words) if words else None
+    phrases, words = search_terms(text)
+    if not phrases:
+        return (" AND " if every_word else " OR ").join(f'"{w}"' for w in words) if words else None
+    # quoted phrases are required (FTS5's "a b" is the phrase); the words beside them as above
+    parts = [f'"{p}"' for p in phrases]
+    if words:
+        either = (" AND " if every_word else " OR ").join(f'"{w}"' for w in words)
+        parts.append(f"({either})")
+    return " AND ".join(parts)
 
 
 class SQLiteReads:
@@ -307,6 +317,30 @@ class SQLiteReads:
                 ((i, label, blob, score[r]) for i, label, blob, r in found), key=lambda x: (-x[3], x[0])
             )
         return [SearchHit(self._node(i, label, blob), float(s)) for i, label, blob, s in rows]
+
+    # -- embeddings (kg.stores.sqlite.vectors) ------------------------------------------------
+    def paper_embeddings(self, ids: Sequence[str]) -> list[bytes | None]:
+        with self._errors():
+            return vectors.vectors_of(self._reader(), ids)
+
+    def nearest_papers(
+        self, vector: bytes, limit: int, exclude: Sequence[str] = ()
+    ) -> list[tuple[str, float]]:
+        """Papers by cosine to ``vector``, best first: a scan of the version's cached matrix."""
+        cache: vectors.VectorCache | None = getattr(self, "_vector_cache", None)
+        if cache is None:
+            cache = self._vector_cache = vectors.VectorCache()
+        version = self.version()
+
+        def read() -> Matrix:
+            with self._errors():
+                return vectors.read_matrix(self._reader())
+
+        return cache.get(version, read).nearest(vector, limit, exclude)
+
+    def papers_without_embedding(self, limit: int) -> list[tuple[str, str, str]]:
+        with self._errors():
+            return vectors.missing(self._reader(), limit)
 
     def counts(self) -> StoreCounts:
         # kept by triggers in every write (kg.stores.sqlite.schema.COUNTS_DDL): no table scan

@@ -32,7 +32,7 @@ from kg.merge import merge_properties
 from kg.models import PaperRecord, Properties, UpsertSummary
 from kg.provisional import without_phrase
 from kg.stores.protocol import AnalysisRow, AuthorMove, PairType, StoredSlot
-from kg.stores.sqlite import authors, check, keyphrases, schema
+from kg.stores.sqlite import authors, check, keyphrases, schema, vectors
 from kg.stores.sqlite import concepts as concepts_ops
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
@@ -224,6 +224,7 @@ class SQLiteStore(SQLiteReads):
         schema.ensure_indexes(c)
         schema.ensure_ties(c)
         schema.ensure_keyphrase_lookup(c)
+        vectors.ensure_embeddings(c)
 
     @staticmethod
     def _format(c: sqlite3.Connection) -> tuple[int] | None:
@@ -310,7 +311,13 @@ class SQLiteStore(SQLiteReads):
                 self._known.clear(version)
             batch = _Batch(c, records, self._known)
             try:
-                return batch, version, batch.apply()
+                summary = batch.apply()
+                # Vectors are not compared by the summary (a paper first embedded by a later
+                # ingest is not "updated"), but a changed vector is a change: version bumped.
+                if vectors.write(c, vectors.record_pairs(records)) and not batch.wrote:
+                    c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+                    batch.wrote = True
+                return batch, version, summary
             except BaseException:
                 self._known.clear(None)
                 raise
@@ -321,6 +328,19 @@ class SQLiteStore(SQLiteReads):
 
     def flush(self) -> None:
         return None
+
+    def put_embeddings(self, pairs: Sequence[tuple[str, bytes]]) -> int:
+        """Store vectors of stored papers (``kg embed``); how many changed (version bumped if any)."""
+        if not pairs:
+            return 0
+
+        def put(c: sqlite3.Connection) -> int:
+            changed = vectors.write(c, pairs)
+            if changed:
+                c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+            return changed
+
+        return self._write(put)
 
     def save_analysis(self, pair: PairType, version: int, rows: Sequence[AnalysisRow]) -> None:
         """Replace one graph's stored analytics (table ``analysis``, made on first use) and
@@ -340,7 +360,7 @@ class SQLiteStore(SQLiteReads):
 
     def clear(self) -> None:
         def empty(c: sqlite3.Connection) -> None:
-            for table in ("nodes", "rels", "name_keys", "fts", "keyphrases"):
+            for table in ("nodes", "rels", "name_keys", "fts", "keyphrases", "embeddings"):
                 c.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
             c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 

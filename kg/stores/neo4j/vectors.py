@@ -1,0 +1,105 @@
+"""Paper embeddings in Neo4j: one ``__KGEmbedding__`` node per embedded paper, in a vector index.
+
+Why nodes of their own (``{id: paper id, vector: [384 floats]}``) rather than a property of the
+paper: every read and write of the store handles a paper's ``properties(n)`` as its property
+map (merged, compared, exported), and 384 floats there would travel with each of them. The
+internal label is outside ``__KGNode__`` like the keyphrase rows, so counts and exports never
+see it; ``clear`` deletes it with everything else.
+
+The vector is the quantised one of :mod:`extractors.embedding` as floats (``k / 127``), the same
+as the embedded store's bytes, so both stores rank alike. The index is Neo4j 5's HNSW vector
+index with cosine similarity, which finds candidates; they are ranked by the same arithmetic as
+the embedded store's scan (:mod:`kg.stores.nearest`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from extractors.embedding import DIMENSIONS, QUANT_SCALE, dequantize, from_blob
+from kg.stores.nearest import Matrix
+from kg.stores.neo4j.queries import Statement, label
+
+EMBEDDING_LABEL = "__KGEmbedding__"
+VECTOR_INDEX = "paperkg_paper_vectors"
+# Candidates the index is asked for per hit wanted: its HNSW search is approximate, and the
+# candidates are re-ranked exactly (kg.stores.nearest, the embedded store's arithmetic).
+CANDIDATES_PER_HIT = 2
+MIN_CANDIDATES = 50
+
+
+def schema_statements() -> list[Statement]:
+    return [
+        Statement(
+            f"CREATE CONSTRAINT paperkg_embedding_id IF NOT EXISTS FOR (e:{EMBEDDING_LABEL}) "
+            "REQUIRE e.id IS UNIQUE"
+        ),
+        Statement(
+            f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (e:{EMBEDDING_LABEL}) ON e.vector "
+            "OPTIONS {indexConfig: {`vector.dimensions`: $dims, `vector.similarity_function`: 'cosine', "
+            # the index's own int8 quantisation would move scores by ~0.004 (a paper against
+            # itself scored 0.998); the vectors are int8 already
+            "`vector.quantization.enabled`: false}}",
+            {"dims": DIMENSIONS},
+        ),
+    ]
+
+
+def put(pairs: Sequence[tuple[str, bytes]]) -> Statement:
+    """``changed``: store each vector of a stored paper that differs from its stored one."""
+    rows = [{"id": pid, "vector": dequantize(from_blob(blob))} for pid, blob in dict(pairs).items()]
+    return Statement(
+        f"UNWIND $rows AS row MATCH (p:{label('Paper')} {{id: row.id}}) "
+        f"MERGE (e:{EMBEDDING_LABEL} {{id: row.id}}) "
+        "WITH e, row WHERE e.vector IS NULL OR e.vector <> row.vector "
+        "SET e.vector = row.vector RETURN count(e) AS changed",
+        {"rows": rows},
+    )
+
+
+def vectors_of(ids: Sequence[str]) -> Statement:
+    """``id, vector`` of the papers among ``ids`` that have one."""
+    return Statement(
+        f"UNWIND $ids AS id MATCH (e:{EMBEDDING_LABEL} {{id: id}}) RETURN id, e.vector AS vector",
+        {"ids": list(ids)},
+    )
+
+
+def nearest(vector: bytes, k: int) -> Statement:
+    """``id, vector`` of the ``k`` nearest vectors the index finds."""
+    return Statement(
+        f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $k, $vector) YIELD node "
+        "RETURN node.id AS id, node.vector AS vector",
+        {"k": k, "vector": dequantize(from_blob(vector))},
+    )
+
+
+def missing(limit: int) -> Statement:
+    """``id, title, abstract`` of up to ``limit`` papers without a vector, by id."""
+    return Statement(
+        f"MATCH (p:{label('Paper')}) WHERE NOT EXISTS {{ MATCH (e:{EMBEDDING_LABEL} {{id: p.id}}) }} "
+        "RETURN p.id AS id, p.title AS title, p.abstract AS abstract ORDER BY id LIMIT $limit",
+        {"limit": limit},
+    )
+
+
+def to_blob(values: Sequence[Any]) -> bytes:
+    """A stored float vector back in the stored bytes form."""
+    return (
+        np.clip(np.rint(np.asarray(values, dtype=np.float64) * QUANT_SCALE), -127, 127)
+        .astype(np.int8)
+        .tobytes()
+    )
+
+
+def ranked(
+    vector: bytes, rows: Sequence[tuple[str, Sequence[float]]], limit: int, exclude: Sequence[str]
+) -> list[tuple[str, float]]:
+    """The index's candidates ranked exactly as the embedded store ranks (:class:`Matrix`)."""
+    ids = [pid for pid, _ in rows]
+    blobs = b"".join(to_blob(v) for _, v in rows)
+    matrix = Matrix(ids, np.frombuffer(blobs, dtype=np.int8).reshape(len(ids), DIMENSIONS))
+    return matrix.nearest(vector, limit, exclude)

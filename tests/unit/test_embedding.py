@@ -1,0 +1,56 @@
+"""The shipped embedding model, offline: sensible similarities, unit vectors, and int8 storage
+that keeps cosines within 0.006 of the float ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from extractors.embedding import DIMENSIONS, Embedder, dequantize, from_blob, paper_text, quantize, to_blob
+
+SENTENCES = [
+    "A man is eating food.",
+    "A man is eating a piece of bread.",
+    "The girl is carrying a baby.",
+    "Diffusion policies for visuomotor robot manipulation",
+    "Learning robot manipulation skills with denoising diffusion models",
+    "Graph neural networks for molecule property prediction",
+]
+
+
+@pytest.fixture(scope="module")
+def vectors() -> np.ndarray:
+    return Embedder().embed(SENTENCES)
+
+
+def test_vectors_are_unit_length_and_in_order(vectors: np.ndarray) -> None:
+    assert vectors.shape == (len(SENTENCES), DIMENSIONS)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # the order of the texts does not change a text's vector (batches are sorted by length)
+    again = Embedder().embed(SENTENCES[::-1])[::-1]
+    assert np.allclose(again, vectors, atol=1e-4)
+
+
+def test_similar_sentences_are_near(vectors: np.ndarray) -> None:
+    cos = vectors @ vectors.T
+    # the model card's own example pair: about 0.75 with the float model
+    assert 0.6 < cos[0, 1] < 0.9
+    assert cos[0, 1] > cos[0, 2] + 0.4
+    assert cos[3, 4] > 0.5 and cos[3, 4] > cos[3, 5] + 0.3
+
+
+def test_int8_storage_keeps_cosines(vectors: np.ndarray) -> None:
+    blobs = [to_blob(v) for v in quantize(vectors)]
+    assert all(len(b) == DIMENSIONS for b in blobs)
+    back = np.stack([from_blob(b).astype(np.float32) for b in blobs])
+    back /= np.linalg.norm(back, axis=1, keepdims=True)
+    assert np.abs(back @ back.T - vectors @ vectors.T).max() < 0.006
+    assert np.allclose(dequantize(from_blob(blobs[0])), from_blob(blobs[0]) / 127.0)
+    with pytest.raises(ValueError, match="384"):
+        from_blob(b"\x00" * 10)
+
+
+def test_empty_input_and_paper_text() -> None:
+    assert Embedder().embed([]).shape == (0, DIMENSIONS)
+    assert paper_text("A title.", "An abstract.") == "A title. An abstract."
+    assert paper_text("", "") == ""
