@@ -71,7 +71,7 @@ def _ingest(env: dict[str, str], *paths: Path, exit_codes: tuple[int, ...] = (0,
     """``kg ingest PATHS`` as a user runs it; the seconds it took."""
     start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "api.cli", "ingest", *map(str, paths), "--no-progress"],
+        [sys.executable, "-m", "api.cli", "ingest", *map(str, paths), "--no-progress", "--no-embed"],
         cwd=ROOT,
         env=env,
         capture_output=True,
