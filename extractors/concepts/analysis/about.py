@@ -179,13 +179,25 @@ def salience(analysis: Analysis, c: Candidate) -> float:
         return hit
     in_first, _ = analysis.where(c)
     in_contribution = analysis.claimed(c)
+    # Named in one sentence only, other than the abstract's first (which frames the paper: "Large
+    # language models (LLMs) are susceptible to jailbreaking"): its repetitions there and an
+    # acronym definition there are no evidence ("we use an Imitation Learning (IL) framework to
+    # predict ...", "collected through imitation learning (IL), where robots ...").
+    once = not (c.in_title or c.introduced or in_first) and in_one_sentence(analysis, c)
     w = SALIENCE_WEIGHTS
     value = (
         w["title"] * c.in_title
         + w["first"] * in_first
         + w["contribution"] * in_contribution
-        + w["repeated"] * min(1.0, (c.count - 1) / 3)
-        + w["defined"] * (c.defined or c.introduced)
+        + w["repeated"] * (0.0 if once else min(1.0, (c.count - 1) / 3))
+        + w["defined"] * ((c.defined and not once) or c.introduced)
     )
     hit = cache.salience[id(c)] = round(min(1.0, value), 3)
     return hit
+
+
+def in_one_sentence(analysis: Analysis, c: Candidate) -> bool:
+    """Whether every mention of a concept is in one sentence of the text."""
+    token_starts, starts = analysis.stream.starts, analysis.sentence_starts
+    found = {bisect_right(starts, token_starts[s]) for s, _ in c.spans}
+    return len(found) <= 1

@@ -40,7 +40,11 @@ _CLAIM = re.compile(
     rf"|\bthis (?:paper|work|study)\b[^.;]{{0,60}}?(?<![-\w])(?:re-?)?"
     rf"(?:{_CLAIM_VERBS}(?:s|es)?\b|{_PARTICIPLE})"
     r"|\b(?:this|our|the proposed)(?: (?:proposed|new|novel))? "
-    r"(?:method|approach|framework|model|algorithm|technique|system)s?\b",
+    r"(?:method|approach|framework|model|algorithm|technique|system)s?\b"
+    # What the paper's own method is built from ("we begin by training a diffusion policy", "we
+    # distill the teacher into a student policy"): a claim cue, but not a contribution cue (the
+    # ranker's feature, :data:`_CONTRIBUTION`).
+    r"|\bwe (?:\w+ ){0,3}?(?:train|distill)(?:ing)?\b",
     re.I,
 )
 # Where a sentence turns to its experiments: what follows is the testbed, not the contribution
@@ -68,13 +72,19 @@ _CONTRAST = re.compile(
 # its clause, or right after it.
 ASIDE_WINDOW = 60
 _ASIDE_BEFORE = re.compile(
-    r"\b(?:auxiliary|baselines?|regulari[sz]ers?|regulari[sz]ation terms?|additional (?:loss|objective)"
-    r"|(?:compare|compared|comparing|comparison) (?:against|with|to))\b(?:(?![.;:!?]).)*$",
+    r"(?:\b(?:auxiliary|baselines?|regulari[sz]ers?|regulari[sz]ation terms?|additional (?:loss|objective)"
+    r"|(?:compare|compared|comparing|comparison) (?:against|with|to)"
+    # What the paper measures itself against ("better than X", "outperforms X", "the same
+    # training complexity as X") and examples ("pipelines such as X", "(e.g., X)").
+    r"|than|outperform(?:s|ed|ing)?|surpass(?:es|ed|ing)?|(?:the )?same (?:[\w-]+ ){0,3}as"
+    r"|such as|for (?:example|instance))\b|\be\.g\.)(?:(?![.;:!?]).)*$",
     re.I,
 )
 _ASIDE_AFTER = re.compile(
     r"[\s-]*(?:[\w-]+\s+)?(?:baselines?|regulari[sz]ers?|regulari[sz]ation term|(?:as an? )?auxiliary"
-    r" (?:loss|task|objective))\b",
+    r" (?:loss|task|objective))\b"
+    # "X as a baseline", "X as the strong baselines", "X for comparison".
+    r"|\s+(?:as (?:an? |the |our )?(?:[\w-]+ )?baselines?|for comparison)\b",
     re.I,
 )
 _OWN = re.compile(r"\b(?:we|our|ours|this paper|this work)\b", re.I)
