@@ -65,7 +65,7 @@ class Background:
     # a phrase may not start between them (see candidates.cut_after_modifier).
     modifier_pairs: frozenset[tuple[str, str]] = frozenset()
     # (gerund, word) pairs that open an established term ("learning rate", "training data"):
-    # the gerund is a noun there, not a verb taking an object (see analysis._clause_gerunds).
+    # the gerund is a noun there, not a verb taking an object (see analysis.word_classes._clause_gerunds).
     gerund_pairs: frozenset[tuple[str, str]] = frozenset()
     # Adjectives that are author keywords on their own ("multimodal", "Bayesian").
     adjective_keywords: frozenset[str] = frozenset()
@@ -74,7 +74,7 @@ class Background:
     general: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
     # Keyword uses per abstract of each word (extractors/concepts/specificity.keyword_affinity).
     affinity: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
-    # Per-phrase low-specificity verdicts (extractors.concepts.analysis._low_specificity), lazily.
+    # Per-phrase low-specificity verdicts (extractors.concepts.analysis.scoring.low_specificity), lazily.
     low_specificity: dict[tuple[str, ...], bool] = field(default_factory=dict, repr=False, compare=False)
     # Per-phrase part of the concept score (or -1.0 for junk), filled lazily by the analysis.
     static_scores: dict[tuple[str, ...], float] = field(default_factory=dict, repr=False, compare=False)

@@ -1,0 +1,174 @@
+"""Canonical names: how a phrase is named (the same in every paper), spelt-out acronyms, and how
+a concept is shown for one paper (its wording).
+
+Why one module: ids are built from names (:func:`kg.ids.concept_id`), so every rule that makes
+two papers' spellings give one name lives here, and a change here changes node ids.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from extractors.concepts.analysis.candidate import STATIC_CACHE_LIMIT, Candidate
+from extractors.concepts.background import FUNCTION_WORDS
+from extractors.concepts.normalize import acronym_key, display_singular, is_acronym
+from extractors.concepts.tokens import CAPS, DIGIT, NAME, TokenStream
+from kg.ids import concept_id
+
+if TYPE_CHECKING:
+    from extractors.concepts.vocabulary import Vocabulary
+
+cached_concept_id = lru_cache(maxsize=100_000)(concept_id)
+
+
+@lru_cache(maxsize=100_000)
+def variant_id(name: str) -> str:
+    """The id shared by spellings that stem alike (``concept_id(name, variants=True)``)."""
+    return concept_id(name, variants=True)
+
+
+# Words written with a hyphen before the next word in a canonical name ("multi-armed",
+# "self-supervised", "few-shot"); every other pair is joined by a space, whatever the paper did,
+# so "mean-field" and "mean field" give one name.
+HYPHEN_PREFIXES = frozenset(
+    """multi self semi non pre post co re anti sub super inter intra cross meta fine few zero one
+    two three single double in out off end long short well ill under over un bi tri uni
+    quasi pseudo near""".split()
+)
+
+
+def display_name(stream: TokenStream, start: int, end: int) -> str:
+    """The canonical name of a phrase: lower case except names and acronyms, head singular.
+
+    It depends on the words only, not on where they stand or how the paper hyphenated them,
+    so every paper that names a concept gives it the same name (re-ingesting is a no-op).
+    Names are remembered by the tokens' texts, keys, flags and gluing (all it reads), as the
+    same phrases recur from paper to paper.
+    """
+    parts = (
+        tuple(stream.text[start:end]),
+        tuple(stream.keys[start:end]),
+        tuple(stream.flags[start:end]),
+        tuple(stream.glued[start:end]),
+    )
+    hit = _DISPLAY_NAMES.get(parts)
+    if hit is None:
+        if len(_DISPLAY_NAMES) > STATIC_CACHE_LIMIT:
+            _DISPLAY_NAMES.clear()
+        hit = _DISPLAY_NAMES[parts] = _display_name(*parts)
+    return hit
+
+
+_DISPLAY_NAMES: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...], tuple[bool, ...]], str] = {}
+
+
+def _display_name(
+    texts: tuple[str, ...], keys: tuple[str, ...], flags: tuple[int, ...], glued: tuple[bool, ...]
+) -> str:
+    words: list[str] = []
+    has_function = False
+    prev_name = False
+    for i in range(len(texts)):
+        t = texts[i]
+        if t in ("(", ")"):
+            continue
+        name = bool(flags[i] & (NAME | CAPS | DIGIT))
+        w = t if flags[i] & (NAME | CAPS) else t.lower()
+        if keys[i] in FUNCTION_WORDS:
+            has_function = True
+        if words and ((glued[i] and (name or prev_name)) or words[-1].rsplit("-", 1)[-1] in HYPHEN_PREFIXES):
+            words[-1] = words[-1] + "-" + w
+        else:
+            words.append(w)
+        prev_name = name
+    if words and not has_function:
+        head, _, tail = words[-1].rpartition("-")
+        words[-1] = (head + "-" if head else "") + display_singular(tail)
+    return " ".join(words)
+
+
+def spell_out_acronyms(name: str, vocab: Vocabulary, defined: set[str]) -> str:
+    """A discovered name with its well-known acronyms spelt out as the vocabulary names them:
+    "constrained RL" -> "constrained reinforcement learning", "LLM agents" -> "large language
+    model agents" (a spelt-out name before the head is singular).
+
+    Why: ids are built from the name (:func:`kg.ids.concept_id`), so the two spellings of one
+    concept in two papers get one id, one node. Only acronyms that resolve without support
+    (not :attr:`Vocabulary.ambiguous`) and that the paper does not define itself (``defined``,
+    keys of its acronym definitions, which are expanded from the paper's own words) change.
+    """
+    words = name.split(" ")
+    if len(words) < 2:
+        return name
+    changed = False
+    for i, word in enumerate(words):
+        if not is_acronym(word):
+            continue
+        key = "A:" + acronym_key(word)
+        cid = vocab.index.get((key,))
+        if cid is None or key in defined or (key,) in vocab.ambiguous.get(cid, ()):
+            continue
+        spelt = vocab.concepts[cid].name
+        if i < len(words) - 1:
+            head, _, last = spelt.rpartition(" ")
+            spelt = f"{head} {display_singular(last)}" if head else display_singular(last)
+        words[i] = spelt
+        changed = True
+    return " ".join(words) if changed else name
+
+
+@lru_cache(maxsize=100_000)
+def fold_wording(surface: str) -> tuple[str, ...]:
+    """A crude stem of a wording, to spot near-duplicates ("prompt", "prompts", "prompting").
+
+    >>> fold_wording("Language Modeling") == fold_wording("language models")
+    True
+    """
+    out: list[str] = []
+    for token in _WORD.findall(surface.lower()):
+        for suffix in ("ings", "ing", "ed", "es", "s"):
+            if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+                token = token[: -len(suffix)]
+                break
+        if token.endswith(("el", "er")) and len(token) > 5:
+            token = token[:-2]  # "model"/"modeling": Porter-like, enough for near-duplicates
+        out.append(token)
+    return tuple(out)
+
+
+def is_noun_phrase(stream: TokenStream, s: int, e: int) -> bool:
+    """Whether tokens ``[s, e)`` read as a noun phrase: a noun last, no verb first.
+
+    >>> from extractors.concepts.tokens import TokenStream
+    >>> t = TokenStream(text=("self", "supervised"), cls=["A", "A"])
+    >>> is_noun_phrase(t, 0, 2), is_noun_phrase(TokenStream(text=("pruning",), cls=["N"]), 0, 1)
+    (False, True)
+    """
+    cls = stream.cls
+    return cls[e - 1] == "N" and cls[s] != "V"
+
+
+def wording(c: Candidate, stream: TokenStream, text: str) -> str:
+    """How a concept is shown for this paper (``MENTIONS.surface``): the paper's first wording
+    that is a noun phrase.
+
+    A curated concept can be matched through an adjectival or verbal alias ("self-supervised",
+    "fine-tuned", "LLM-based", "evaluating LLMs"); such a wording is not a name for the
+    concept, so a curated concept the paper only writes that way is shown by its canonical
+    name ("self-supervised learning"). A discovered phrase keeps its first wording.
+    """
+    starts, ends = stream.starts, stream.ends
+    if c.source == "vocabulary" and c.name:
+        for s, e in c.spans:
+            if is_noun_phrase(stream, s, e):
+                break
+        else:
+            return c.name
+    else:
+        s, e = c.spans[0]
+    return " ".join(text[starts[s] : ends[e - 1]].split())
+
+
+_WORD = re.compile(r"[^\W_]+")
