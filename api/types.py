@@ -812,6 +812,11 @@ class Likeness:
 class SimilarPaper:
     paper: Paper
     score: float = strawberry.field(
+        description="What orders the list: the cosine plus 0.02 x the sum of log(1 + papers in "
+        "the store / papers of the concept) over the concepts among both papers' first 10 key "
+        "concepts (a shared rare method counts more than a shared field)."
+    )
+    cosine: float = strawberry.field(
         description="Cosine similarity of the embeddings (-1 to 1, higher is nearer)."
     )
     shared_concepts: list[SharedConcept] = strawberry.field(
@@ -824,6 +829,7 @@ class SimilarPaper:
         return cls(
             paper=Paper.from_domain(s.node, context),
             score=s.score,
+            cosine=s.score if s.cosine is None else s.cosine,
             shared_concepts=[SharedConcept.from_domain(c) for c in s.shared],
         )
 

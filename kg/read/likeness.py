@@ -13,6 +13,7 @@ occurs in the text (folded, on word boundaries) are the shared ones.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,11 @@ MAX_SHARED = 5
 # Deepest hit `papers(where: {like})` pages through, and longest text embedded for it.
 LIKE_MAX = 1000
 LIKE_MAX_CHARS = 10_000
+# `similar` re-ranks this many nearest papers by what they share (:func:`rank_similar`).
+RERANK_POOL = 40
+# Key concepts of each paper compared, and the weight of a shared one's rarity.
+SHARED_TOP = 10
+SHARED_WEIGHT = 0.02
 
 
 @dataclass(frozen=True)
@@ -42,11 +48,14 @@ class SharedConcept:
 
 @dataclass(frozen=True)
 class Similar:
-    """One paper like the query (role: read result): cosine of the embeddings, 4 decimals."""
+    """One paper like the query (role: read result): ``score`` orders the hits (for a paper, the
+    cosine plus what the two share, :func:`rank_similar`; for free text, the cosine),
+    ``cosine`` is the embeddings' own similarity; both rounded to 4 decimals."""
 
     node: Node
     score: float
     shared: list[SharedConcept]
+    cosine: float | None = None
 
 
 def shared_concepts(query: Sequence[KeyConcept], hit: Sequence[KeyConcept]) -> list[SharedConcept]:
@@ -82,6 +91,53 @@ def concepts_in_text(text: str, hit: Sequence[KeyConcept]) -> list[SharedConcept
         if any(w.strip() and w in words for w in (_words(k.name), _words(k.surface)))
     ]
     return out[:MAX_SHARED]
+
+
+def shared_rarity(
+    query: Sequence[KeyConcept], hit: Sequence[KeyConcept], papers_of: Mapping[str, int], store_papers: int
+) -> float:
+    """How much two papers share: the sum of ``log(1 + N / papers)`` over the concepts among
+    both papers' first :data:`SHARED_TOP` key concepts (``N`` the store's papers, ``papers`` the
+    concept's), so a rare shared method counts more than a shared field.
+
+    >>> from kg.read.key_concepts import KeyConcept as K
+    >>> def k(i): return K(i, i, i, 1.0, 1.0, True, 1, "VOCABULARY", [], None)
+    >>> round(shared_rarity([k("a"), k("b")], [k("b"), k("c")], {"b": 9}, 99), 3)  # log(1 + 11)
+    2.485
+    """
+    mine = {k.concept_id for k in query[:SHARED_TOP]}
+    return sum(
+        math.log(1.0 + store_papers / max(papers_of.get(k.concept_id, 1), 1))
+        for k in hit[:SHARED_TOP]
+        if k.concept_id in mine
+    )
+
+
+def rank_similar(
+    query: Sequence[KeyConcept],
+    hits: Sequence[tuple[Node, float, Sequence[KeyConcept]]],
+    papers_of: Mapping[str, int],
+    store_papers: int,
+) -> list[Similar]:
+    """``hits`` (node, cosine, key concepts) as ``similar`` lists them: by the cosine plus
+    :data:`SHARED_WEIGHT` times :func:`shared_rarity`, best first, then by id.
+
+    Why not the cosine alone: a sentence embedding of title and abstract ranks papers on the same
+    broad subject alike, while two papers sharing a rare method or task are what a reader means
+    by "like this". On the 2,399 dev papers with author keywords (bench/similar.py), the top 5
+    of the cosine included a paper sharing an author keyword for 60.0% of the papers; re-ranking
+    the 40 nearest this way, 64.1% (weights 0.01-0.08 gave 62.9-64.1%).
+    """
+    ranked = [
+        Similar(
+            node,
+            round(cos + SHARED_WEIGHT * shared_rarity(query, keys, papers_of, store_papers), 4),
+            shared_concepts(query, keys),
+            cos,
+        )
+        for node, cos, keys in hits
+    ]
+    return sorted(ranked, key=lambda s: (-s.score, s.node.id))
 
 
 def cosines(query: bytes, vectors: Mapping[str, bytes]) -> dict[str, float]:

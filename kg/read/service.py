@@ -328,8 +328,9 @@ class ReadService:
 
     # -- likeness (kg.read.likeness) -------------------------------------------------------------
     def similar(self, paper_id: str, limit: int) -> list[likeness.Similar]:
-        """Papers nearest to a paper by embedding, with the concepts they share; none when the
-        paper has no embedding (ingested with ``--no-embed`` and not ``kg embed``-ed yet)."""
+        """Papers like a paper: its :data:`~kg.read.likeness.RERANK_POOL` nearest by embedding,
+        re-ranked by the concepts they share (:func:`~kg.read.likeness.rank_similar`); none when
+        the paper has no embedding (ingested with ``--no-embed`` and not ``kg embed``-ed yet)."""
         if limit <= 0:
             return []
 
@@ -337,14 +338,15 @@ class ReadService:
             vector = self.store.paper_embeddings([paper_id])[0]
             if vector is None:
                 return []
-            hits = self.store.nearest_papers(vector, limit, exclude=[paper_id])
+            hits = self.store.nearest_papers(vector, max(limit, likeness.RERANK_POOL), exclude=[paper_id])
             nodes = self._nodes([pid for pid, _ in hits])
             keys = self.key_concepts_many([paper_id, *(n.id for n in nodes)])
-            scores = dict(hits)
-            return [
-                likeness.Similar(n, scores[n.id], likeness.shared_concepts(keys[0], k))
-                for n, k in zip(nodes, keys[1:], strict=True)
-            ]
+            mine = [k.concept_id for k in keys[0][: likeness.SHARED_TOP] if k.node is not None]
+            papers_of = dict(zip(mine, self.store.paper_counts(mine), strict=True))
+            cosine = dict(hits)
+            pool = [(n, cosine[n.id], k) for n, k in zip(nodes, keys[1:], strict=True)]
+            store_papers = self.counts().nodes.get("Paper", 0)
+            return likeness.rank_similar(keys[0], pool, papers_of, store_papers)[:limit]
 
         return self._memo(("similar", paper_id, limit), run)
 

@@ -1,12 +1,15 @@
 """``Paper.similar`` and ``papers(where: {like})`` over HTTP, on both stores, with real embeddings
 of the first papers of ``tests/data/iclr2018.jsonl``.
 
-Expectations come from the records themselves: the nearest papers by a brute-force cosine over
-their int8 vectors, the shared concepts from each paper's key concepts as the API lists them.
+Expectations come from the records themselves: each hit's cosine by brute force over the int8
+vectors, its order from that cosine and the rarity of the concepts the two papers share (each
+paper's key concepts as the API lists them, each concept's stored paper count), the shared
+concepts from the key concepts as the API lists them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,7 @@ DATA = Path(__file__).parents[1] / "data" / "iclr2018.jsonl"
 PAPERS = 30
 SIMILAR = """query($id: ID!, $n: Int) { paper(id: $id) {
   keyConcepts(first: 50) { concept { id } name }
-  similar(first: $n) { score paper { id keyConcepts(first: 50) { concept { id } name } }
+  similar(first: $n) { score cosine paper { id keyConcepts(first: 50) { concept { id } name } }
     sharedConcepts { name about evidence queryEvidence concept { id } } } } }"""
 LIKE = """query($text: String!, $n: Int, $after: String) {
   papers(where: {like: $text}, first: $n, after: $after) {
@@ -61,17 +64,36 @@ def served(
         yield lambda query, **v: post_to(c, query, v)
 
 
+KEYS = """query($id: ID!) { paper(id: $id) { keyConcepts(first: 10) { concept { id } } } }"""
+
+
+def _keys(served: Any, pid: str) -> list[dict[str, Any]]:
+    keys: list[dict[str, Any]] = served(KEYS, id=pid)["data"]["paper"]["keyConcepts"]
+    return keys
+
+
 def test_similar_papers_are_the_nearest_with_the_concepts_they_share(
-    served: Any, records: list[PaperRecord]
+    served: Any, store: Any, records: list[PaperRecord]
 ) -> None:
     shared_seen = 0
     for r in records[:5]:
         body = served(SIMILAR, id=r.paper.id, n=3)
         assert "errors" not in body, body
         got = body["data"]["paper"]["similar"]
-        expected = cosines(records, r)[:3]
-        assert [h["paper"]["id"] for h in got] == [pid for pid, _ in expected]
-        assert [h["score"] for h in got] == pytest.approx([s for _, s in expected], abs=2e-3)
+        cosine = dict(cosines(records, r))  # every other paper is in the re-ranked pool (40)
+        assert [h["cosine"] for h in got] == pytest.approx([cosine[h["paper"]["id"]] for h in got], abs=2e-3)
+        # the order: cosine + 0.02 x sum of log(1 + N / papers) over the concepts both have
+        # among their first 10 key concepts
+        top = {k["concept"]["id"] for k in body["data"]["paper"]["keyConcepts"][:10] if k["concept"]}
+        expected = []
+        for pid in cosine:
+            theirs = _keys(served, pid)
+            both = sorted(top & {k["concept"]["id"] for k in theirs[:10] if k["concept"]})
+            rarity = sum(math.log(1 + PAPERS / max(n, 1)) for n in store.paper_counts(both))
+            expected.append((round(cosine[pid] + 0.02 * rarity, 4), pid))
+        expected.sort(key=lambda t: (-t[0], t[1]))
+        assert [h["score"] for h in got] == pytest.approx([sc for sc, _ in expected[:3]], abs=2e-3)
+        assert [h["paper"]["id"] for h in got] == [pid for _, pid in expected[:3]]
         mine = {k["concept"]["id"] for k in body["data"]["paper"]["keyConcepts"] if k["concept"]}
         for hit in got:
             theirs = {k["concept"]["id"] for k in hit["paper"]["keyConcepts"] if k["concept"]}
