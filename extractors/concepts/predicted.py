@@ -54,7 +54,9 @@ __all__ = [
 DEFAULT_PREDICTOR = Path(__file__).resolve().parent.parent / "data" / "predictor.npz"
 
 
+@lru_cache(maxsize=200_000)
 def _is_word(key: str) -> bool:
+    """Whether a token key holds a letter or digit (cached: the stage's hottest test)."""
     return any(ch.isalnum() for ch in key)
 
 
@@ -67,23 +69,23 @@ def key_terms(keys: Iterable[str]) -> set[str]:
     ['A:RL', 'deep', 'deep network', 'network']
     """
     out: set[str] = set()
+    add = out.add
     prev = ""
     for key in keys:
         if not _is_word(key):
             prev = ""
             continue
-        out.add(key)
+        add(key)
         if prev:
-            out.add(f"{prev} {key}")
+            add(prev + " " + key)
         prev = key
     return out
 
 
 def doc_terms(doc: Doc) -> set[str]:
     """:func:`key_terms` of a tokenised Doc (hyphens skipped, math a wall, like the matcher)."""
-    return key_terms(
-        "\0" if t.text == MATH_PLACEHOLDER else token_key(t.text) for t in doc if t.text not in SKIP_TOKENS
-    )
+    texts = [t.text for t in doc]
+    return key_terms("\0" if w == MATH_PLACEHOLDER else token_key(w) for w in texts if w not in SKIP_TOKENS)
 
 
 @dataclass(frozen=True)
