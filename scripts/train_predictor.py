@@ -52,9 +52,9 @@ import numpy.typing as npt  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from extractors.concepts.analysis import RANKER_SCALE  # noqa: E402
 from extractors.concepts.predicted import (  # noqa: E402
     DEFAULT_PREDICTOR,
+    SCORE_SCALE,
     ConceptPredictor,
     doc_terms,
     predicted_mentions,
@@ -282,7 +282,7 @@ def listed(
             keys.append(key_concept(r.end, nodes[r.end].properties, r.properties, nodes[r.end]))
     if model is not None:
         mentioned = [k.concept_id for k in keys]
-        for pred, s, about in predicted_mentions(model, terms, mentioned, RANKER_SCALE):
+        for pred, s, about in predicted_mentions(model, terms, mentioned, SCORE_SCALE):
             name = vocab.concepts[pred.concept_id].name
             props: Properties = {
                 "score": s,

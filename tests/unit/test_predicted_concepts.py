@@ -15,7 +15,13 @@ import numpy as np
 import pytest
 
 from extractors.concepts.analysis import RANKER_SCALE
-from extractors.concepts.predicted import DEFAULT_PREDICTOR, ConceptPredictor, load_predictor, read_predictor
+from extractors.concepts.predicted import (
+    DEFAULT_PREDICTOR,
+    SCORE_SCALE,
+    ConceptPredictor,
+    load_predictor,
+    read_predictor,
+)
 from extractors.concepts.vocabulary import default_vocabulary
 from kg.errors import ExtractionError
 from kg.models import PaperRecord, RawPaper
@@ -53,6 +59,10 @@ def test_the_shipped_model_is_small_and_names_vocabulary_concepts(
     assert all(c in vocab.concepts for c in model.concepts)
     assert 0 < model.min_probability < model.about_probability < 1
     assert "scripts/train_predictor.py" in model.provenance
+
+
+def test_predicted_scores_share_the_text_mentions_scale() -> None:
+    assert SCORE_SCALE == RANKER_SCALE
 
 
 def test_predictions_are_deterministic_and_probabilities(model: ConceptPredictor, nlp_fast: Any) -> None:
