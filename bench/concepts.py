@@ -141,6 +141,28 @@ def speed(mode: Mode, papers: list[EvalPaper], repeat: int) -> tuple[float, floa
     return median_rate(lambda: pipeline.build(raws), len(raws), repeat), spacy_rate
 
 
+def model_stage_speed(papers: list[EvalPaper], repeat: int) -> tuple[float, float]:
+    """(fast ``Pipeline.build`` papers/s with the PREDICTED stage off, the stage alone papers/s).
+
+    The stage alone: the features of the tokenised text and the model's predictions
+    (:mod:`extractors.concepts.predicted`), on Docs tokenised beforehand, so its cost reads
+    beside the tokenizer's and the whole pipeline's.
+    """
+    from extractors.concepts.predicted import doc_terms, load_predictor
+
+    nlp = load_nlp(mode="fast")
+    off = Pipeline(nlp=nlp, mode="fast", context={"predictor": None})
+    raws = raw_papers(papers)
+    off.build(raws[:50])
+    model = load_predictor()
+    if model is None:
+        return median_rate(lambda: off.build(raws), len(raws), repeat), float("nan")
+    tokenizer: Tokenizer = nlp.tokenizer  # spaCy types it as any Callable[[str], Doc]
+    docs = list(tokenizer.pipe([f"{p.title}. {p.abstract}" for p in papers], batch_size=256))
+    stage = median_rate(lambda: [model.predict(doc_terms(d)) for d in docs], len(docs), repeat)
+    return median_rate(lambda: off.build(raws), len(raws), repeat), stage
+
+
 def junk_audit(name: str, fn: object, papers: list[EvalPaper]) -> int:
     """Top-10 entries that are generic junk, printed; returns their number."""
     assert callable(fn)
@@ -199,7 +221,14 @@ def main(argv: list[str] | None = None) -> int:
         papers = [p for name in FILES for p in load_eval_papers(args.data_dir / name)]
         fast, tok = speed("fast", papers, args.repeat)
         print(f"fast:     {fast:7.0f} papers/s  (Pipeline.build, {len(papers)} papers)")
-        print(f"          spaCy tokenizer alone: {tok:.0f} papers/s")
+        print(
+            f"          spaCy tokenizer alone: {tok:.0f} papers/s (the pipeline costs {tok / fast:.2f}x it)"
+        )
+        off, stage = model_stage_speed(papers, args.repeat)
+        print(f"          PREDICTED stage off: {off:.0f} papers/s ({tok / off:.2f}x the tokenizer's cost)")
+        print(
+            f"          PREDICTED stage alone: {stage:.0f} papers/s ({tok / stage:.2f}x the tokenizer's cost)"
+        )
         sub = papers[: args.accurate_papers]
         accurate, parse = speed("accurate", sub, args.repeat)
         print(f"accurate: {accurate:7.0f} papers/s  (Pipeline.build, {len(sub)} papers)")

@@ -17,6 +17,7 @@ from spacy.tokens import Doc
 
 from extractors.concepts.analysis import ABOUT_THRESHOLD, CACHE_KEY, Analysis, Candidate, analyse
 from extractors.concepts.background import Background, load_background
+from extractors.concepts.predicted import SCORE_SCALE, doc_terms, predicted_mentions, predictor_of
 from extractors.concepts.vocabulary import SKIP_TOKENS, Vocabulary, token_key
 from extractors.registry import ExtractInput, Parts, register
 from extractors.text import MATH_PLACEHOLDER, math_snippets, restore_math, sentence_spans, title_length
@@ -375,7 +376,32 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
             added.add(c.id)
             parts.nodes.append(_vocab_graph(vocab, c.id)[0] if c.source == "vocabulary" else concept_node(c))
         _add_hierarchy(parts, vocab, c, added)
+    _add_predicted(parts, x, analysis, added)
     return parts
+
+
+def _add_predicted(parts: Parts, x: ExtractInput, analysis: Analysis, added: set[str]) -> None:
+    """``MENTIONS {predicted: true}`` of the vocabulary concepts the text implies but never names
+    (:mod:`extractors.concepts.predicted`); a concept the text mentions keeps its text mention."""
+    model = predictor_of(x.context)
+    if model is None or x.doc is None:
+        return
+    mentioned = {r.end for r in parts.relationships if r.type == "MENTIONS"}
+    mentioned.update(c.vocab_id for c in analysis.candidates if c.vocab_id)
+    for pred, score, about in predicted_mentions(model, doc_terms(x.doc), mentioned, SCORE_SCALE):
+        if pred.concept_id not in analysis.vocab.concepts:
+            continue  # a model trained on another vocabulary
+        name = analysis.vocab.concepts[pred.concept_id].name
+        props: Properties = {"count": 0, "score": score, "evidence": [], "surface": name, "salience": 0.0}
+        parts.relationships.append(
+            _rel("MENTIONS", x.paper_id, pred.concept_id, {**props, "about": about, "predicted": True})
+        )
+        if pred.concept_id not in added:
+            added.add(pred.concept_id)
+            parts.nodes.append(_vocab_graph(analysis.vocab, pred.concept_id)[0])
+            broader = list(analysis.vocab.concepts[pred.concept_id].broader)
+            implied = Candidate(key=(), source="vocabulary", id=pred.concept_id, broader=broader)
+            _add_hierarchy(parts, analysis.vocab, implied, added)
 
 
 def introduced_concepts(analysis: Analysis) -> list[Candidate]:

@@ -431,6 +431,20 @@ def test_key_concepts_list_every_mention_and_the_paper_only_phrases(gql: GQL) ->
     assert any(k["surface"] != k["name"] for p in papers for k in p["keyConcepts"])
 
 
+def test_predicted_key_concepts_are_marked_and_below_what_the_text_shows(gql: GQL) -> None:
+    """Concepts the seeds' texts imply (extractors/concepts/predicted.py): vocabulary nodes,
+    no evidence, never also said by the paper, and unless confident after everything it is about."""
+    papers = data(gql(KEY_CONCEPTS))["papers"]["nodes"]
+    predicted = [(p, k) for p in papers for k in p["keyConcepts"] if k["source"] == "PREDICTED"]
+    assert predicted, "the seeds imply concepts they do not name"
+    for paper, k in predicted:
+        listed = paper["keyConcepts"]
+        assert k["concept"] is not None and k["evidence"] == [] and k["salience"] == 0
+        assert [x["concept"] for x in listed].count(k["concept"]) == 1
+        if not k["about"]:
+            assert all(not x["about"] for x in listed[listed.index(k) :])
+
+
 def test_a_paper_only_phrase_finds_its_paper_and_no_concept(gql: GQL) -> None:
     papers = data(gql(KEY_CONCEPTS))["papers"]["nodes"]
     pid, phrase = next((p["id"], k) for p in papers for k in p["keyConcepts"] if k["concept"] is None)
