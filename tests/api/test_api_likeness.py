@@ -87,8 +87,8 @@ def test_similar_papers_are_the_nearest_with_the_concepts_they_share(
         top = {k["concept"]["id"] for k in body["data"]["paper"]["keyConcepts"][:10] if k["concept"]}
         expected = []
         for pid in cosine:
-            theirs = _keys(served, pid)
-            both = sorted(top & {k["concept"]["id"] for k in theirs[:10] if k["concept"]})
+            listed = _keys(served, pid)
+            both = sorted(top & {k["concept"]["id"] for k in listed[:10] if k["concept"]})
             rarity = sum(math.log(1 + PAPERS / max(n, 1)) for n in store.paper_counts(both))
             expected.append((round(cosine[pid] + 0.02 * rarity, 4), pid))
         expected.sort(key=lambda t: (-t[0], t[1]))
