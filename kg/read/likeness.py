@@ -59,7 +59,8 @@ class Similar:
 
 
 def shared_concepts(query: Sequence[KeyConcept], hit: Sequence[KeyConcept]) -> list[SharedConcept]:
-    """The hit's key concepts the query paper has too, in the hit's order, at most :data:`MAX_SHARED`.
+    """The hit's key concepts the query paper has too, in the hit's order, at most :data:`MAX_SHARED`;
+    a concept either paper only implies (``PREDICTED``: no sentence says it) explains nothing.
 
     >>> from kg.read.key_concepts import KeyConcept as K
     >>> def k(i, e): return K(i, i, i, 1.0, 1.0, True, 1, "VOCABULARY", [e], None)
@@ -67,8 +68,12 @@ def shared_concepts(query: Sequence[KeyConcept], hit: Sequence[KeyConcept]) -> l
     >>> [(s.hit.name, s.query_evidence) for s in found]
     [('b', ['qb'])]
     """
-    mine = {k.concept_id: k for k in query}
-    out = [SharedConcept(k, mine[k.concept_id].evidence) for k in hit if k.concept_id in mine]
+    mine = {k.concept_id: k for k in query if k.source != "PREDICTED"}
+    out = [
+        SharedConcept(k, mine[k.concept_id].evidence)
+        for k in hit
+        if k.concept_id in mine and k.source != "PREDICTED"
+    ]
     return out[:MAX_SHARED]
 
 
@@ -97,19 +102,20 @@ def shared_rarity(
     query: Sequence[KeyConcept], hit: Sequence[KeyConcept], papers_of: Mapping[str, int], store_papers: int
 ) -> float:
     """How much two papers share: the sum of ``log(1 + N / papers)`` over the concepts among
-    both papers' first :data:`SHARED_TOP` key concepts (``N`` the store's papers, ``papers`` the
-    concept's), so a rare shared method counts more than a shared field.
+    both papers' first :data:`SHARED_TOP` key concepts that both say (not ``PREDICTED``), ``N``
+    the store's papers and ``papers`` the concept's, so a rare shared method counts more than a
+    shared field.
 
     >>> from kg.read.key_concepts import KeyConcept as K
     >>> def k(i): return K(i, i, i, 1.0, 1.0, True, 1, "VOCABULARY", [], None)
     >>> round(shared_rarity([k("a"), k("b")], [k("b"), k("c")], {"b": 9}, 99), 3)  # log(1 + 11)
     2.485
     """
-    mine = {k.concept_id for k in query[:SHARED_TOP]}
+    mine = {k.concept_id for k in query[:SHARED_TOP] if k.source != "PREDICTED"}
     return sum(
         math.log(1.0 + store_papers / max(papers_of.get(k.concept_id, 1), 1))
         for k in hit[:SHARED_TOP]
-        if k.concept_id in mine
+        if k.concept_id in mine and k.source != "PREDICTED"
     )
 
 

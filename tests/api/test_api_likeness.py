@@ -64,7 +64,7 @@ def served(
         yield lambda query, **v: post_to(c, query, v)
 
 
-KEYS = """query($id: ID!) { paper(id: $id) { keyConcepts(first: 10) { concept { id } } } }"""
+KEYS = """query($id: ID!) { paper(id: $id) { keyConcepts(first: 10) { source concept { id } } } }"""
 
 
 def _keys(served: Any, pid: str) -> list[dict[str, Any]]:
@@ -83,12 +83,18 @@ def test_similar_papers_are_the_nearest_with_the_concepts_they_share(
         cosine = dict(cosines(records, r))  # every other paper is in the re-ranked pool (40)
         assert [h["cosine"] for h in got] == pytest.approx([cosine[h["paper"]["id"]] for h in got], abs=2e-3)
         # the order: cosine + 0.02 x sum of log(1 + N / papers) over the concepts both have
-        # among their first 10 key concepts
-        top = {k["concept"]["id"] for k in body["data"]["paper"]["keyConcepts"][:10] if k["concept"]}
+        # among their first 10 key concepts, both said in the text (not PREDICTED)
+        top = {
+            k["concept"]["id"]
+            for k in _keys(served, r.paper.id)
+            if k["concept"] and k["source"] != "PREDICTED"
+        }
         expected = []
         for pid in cosine:
             listed = _keys(served, pid)
-            both = sorted(top & {k["concept"]["id"] for k in listed[:10] if k["concept"]})
+            both = sorted(
+                top & {k["concept"]["id"] for k in listed[:10] if k["concept"] and k["source"] != "PREDICTED"}
+            )
             rarity = sum(math.log(1 + PAPERS / max(n, 1)) for n in store.paper_counts(both))
             expected.append((round(cosine[pid] + 0.02 * rarity, 4), pid))
         expected.sort(key=lambda t: (-t[0], t[1]))
