@@ -1,10 +1,11 @@
 """Paper embeddings in Neo4j: one ``__KGEmbedding__`` node per embedded paper, in a vector index.
 
-Why nodes of their own (``{id: paper id, vector: [384 floats]}``) rather than a property of the
+Why nodes of their own (``{paper: paper id, vector: [384 floats]}``) rather than a property of the
 paper: every read and write of the store handles a paper's ``properties(n)`` as its property
 map (merged, compared, exported), and 384 floats there would travel with each of them. The
 internal label is outside ``__KGNode__`` like the keyphrase rows, so counts and exports never
-see it; ``clear`` deletes it with everything else.
+see it; ``clear`` deletes it with everything else. The paper's id is in ``paper``, not ``id``:
+``id`` is the graph's own key, which no two nodes share.
 
 The vector is the quantised one of :mod:`extractors.embedding` as floats (``k / 127``), the same
 as the embedded store's bytes, so both stores rank alike. The index is Neo4j 5's HNSW vector
@@ -34,8 +35,8 @@ MIN_CANDIDATES = 50
 def schema_statements() -> list[Statement]:
     return [
         Statement(
-            f"CREATE CONSTRAINT paperkg_embedding_id IF NOT EXISTS FOR (e:{EMBEDDING_LABEL}) "
-            "REQUIRE e.id IS UNIQUE"
+            f"CREATE CONSTRAINT paperkg_embedding_paper IF NOT EXISTS FOR (e:{EMBEDDING_LABEL}) "
+            "REQUIRE e.paper IS UNIQUE"
         ),
         Statement(
             f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (e:{EMBEDDING_LABEL}) ON e.vector "
@@ -53,7 +54,7 @@ def put(pairs: Sequence[tuple[str, bytes]]) -> Statement:
     rows = [{"id": pid, "vector": dequantize(from_blob(blob))} for pid, blob in dict(pairs).items()]
     return Statement(
         f"UNWIND $rows AS row MATCH (p:{label('Paper')} {{id: row.id}}) "
-        f"MERGE (e:{EMBEDDING_LABEL} {{id: row.id}}) "
+        f"MERGE (e:{EMBEDDING_LABEL} {{paper: row.id}}) "
         "WITH e, row WHERE e.vector IS NULL OR e.vector <> row.vector "
         "SET e.vector = row.vector RETURN count(e) AS changed",
         {"rows": rows},
@@ -63,7 +64,7 @@ def put(pairs: Sequence[tuple[str, bytes]]) -> Statement:
 def vectors_of(ids: Sequence[str]) -> Statement:
     """``id, vector`` of the papers among ``ids`` that have one."""
     return Statement(
-        f"UNWIND $ids AS id MATCH (e:{EMBEDDING_LABEL} {{id: id}}) RETURN id, e.vector AS vector",
+        f"UNWIND $ids AS id MATCH (e:{EMBEDDING_LABEL} {{paper: id}}) RETURN id, e.vector AS vector",
         {"ids": list(ids)},
     )
 
@@ -72,7 +73,7 @@ def nearest(vector: bytes, k: int) -> Statement:
     """``id, vector`` of the ``k`` nearest vectors the index finds."""
     return Statement(
         f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $k, $vector) YIELD node "
-        "RETURN node.id AS id, node.vector AS vector",
+        "RETURN node.paper AS id, node.vector AS vector",
         {"k": k, "vector": dequantize(from_blob(vector))},
     )
 
@@ -80,7 +81,7 @@ def nearest(vector: bytes, k: int) -> Statement:
 def missing(limit: int) -> Statement:
     """``id, title, abstract`` of up to ``limit`` papers without a vector, by id."""
     return Statement(
-        f"MATCH (p:{label('Paper')}) WHERE NOT EXISTS {{ MATCH (e:{EMBEDDING_LABEL} {{id: p.id}}) }} "
+        f"MATCH (p:{label('Paper')}) WHERE NOT EXISTS {{ MATCH (e:{EMBEDDING_LABEL} {{paper: p.id}}) }} "
         "RETURN p.id AS id, p.title AS title, p.abstract AS abstract ORDER BY id LIMIT $limit",
         {"limit": limit},
     )
