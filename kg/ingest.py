@@ -18,6 +18,7 @@ from kg.concept_curations import plan as concept_plan
 from kg.conflicts import ConflictNotes
 from kg.curations import Curation
 from kg.extract_pool import Built, Extractor
+from kg.institutions import sync as sync_institutions
 from kg.models import PaperRecord, RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
@@ -256,6 +257,9 @@ def ingest(
         finally:
             extractor.close()
     store.flush()
+    # Institutions are derived from every stored AUTHORED edge, after resolution moved slots
+    # and the records were written (kg.institutions: why not per record).
+    sync_institutions(store)
     if progress is not None:
         progress.close()
     report.seconds = time.perf_counter() - t0

@@ -331,6 +331,16 @@ class GraphStore(Protocol):
         later promotion writes the links a fresh ingest would have kept (:mod:`kg.concept_curate`)."""
         ...
 
+    def affiliation_rows(self) -> list[tuple[str, str, object, object]]:
+        """``(author, paper, paper year, institutions)`` of every ``AUTHORED`` edge that holds
+        ``institutions`` entries (:mod:`kg.institutions`), sorted by (author, paper)."""
+        ...
+
+    def replace_institutions(self, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
+        """One transaction: the Institution nodes and ``AFFILIATED_WITH`` relationships become
+        exactly these (:func:`kg.institutions.sync`); bumps the version."""
+        ...
+
     def close(self) -> None:
         """Release resources; the store is unusable afterwards."""
         ...

@@ -426,6 +426,19 @@ def _say(phase: str) -> None:
     sys.stderr.write(f"kg ingest --bulk: {phase}\n")
 
 
+def _sync_institutions(settings: Settings) -> None:
+    """Derive the institution graph from the loaded ``AUTHORED`` edges, as every ingest does
+    (:func:`kg.institutions.sync`; the bulk files hold only what the records give)."""
+    from kg.institutions import sync
+    from kg.stores.neo4j.store import open_neo4j_store
+
+    store = open_neo4j_store(settings)
+    try:
+        sync(store)
+    finally:
+        store.close()
+
+
 def bulk_ingest(
     paths: Sequence[Path],
     pipeline: Pipeline,
@@ -442,6 +455,7 @@ def bulk_ingest(
         settings,
         on_phase=_say,
     )
+    _sync_institutions(settings)
     for line in summary.lines():
         out(line)
     for p in problems:
