@@ -49,6 +49,7 @@ from api.types import (
     Connection,
     GraphKind,
     Info,
+    Institution,
     LabelCount,
     Network,
     NetworkEdge,
@@ -103,6 +104,10 @@ class PaperFilterInput:
     track: str | None = strawberry.field(
         default=None, description="The listing's track, exactly as listed: `main`, `Datasets and Benchmarks`."
     )
+    institution: str | None = strawberry.field(
+        default=None,
+        description="An institution (name, alias, domain or id): papers an author gave it on.",
+    )
 
     def to_domain(self) -> PaperFilter:
         return PaperFilter(
@@ -115,6 +120,7 @@ class PaperFilterInput:
             about_only=self.include_mentions is not True,
             status=self.status,
             track=self.track,
+            institution=self.institution,
         )
 
 
@@ -208,6 +214,14 @@ class Query:
     async def author(self, info: Info, name: str) -> Author | None:
         node = await info.context.call(info.context.service.resolve_author, name)
         return Author.from_domain(node) if node is not None else None
+
+    @strawberry.field(
+        description="An institution by name or alias (any case and punctuation), domain (`cmu.edu`) or id; "
+        "null if unknown."
+    )
+    async def institution(self, info: Info, name: str) -> Institution | None:
+        node = await info.context.call(info.context.service.resolve_institution, name)
+        return Institution.from_domain(node) if node is not None else None
 
     @strawberry.field(description="Authors, optionally filtered by name substring.")
     async def authors(

@@ -102,6 +102,10 @@ class AffiliationSlot:
     entries: tuple[str, ...]
 
 
+# One institution entry of one slot: (name, domain, name key, author, year, paper).
+_Use = tuple[str, str | None, str, str, int | None, str]
+
+
 class _Union:
     def __init__(self) -> None:
         self.parent: dict[str, str] = {}
@@ -122,6 +126,9 @@ class _Union:
 def build(slots: Iterable[AffiliationSlot]) -> tuple[list[Node], list[Relationship]]:
     """The Institution nodes and AFFILIATED_WITH relationships the slots give, sorted by id.
 
+    Each relationship holds the ``years`` and the ``papers`` (ids) of the slots that gave it:
+    the papers are what ``institution.papers`` and ``papers(where: {institution})`` list.
+
     A pure function of the set of slots: nothing depends on their order.
 
     >>> nodes, rels = build([
@@ -134,7 +141,7 @@ def build(slots: Iterable[AffiliationSlot]) -> tuple[list[Node], list[Relationsh
     >>> [(r.start, r.properties["years"]) for r in rels]
     [('author:a', [2018, 2020]), ('author:b', [2019])]
     """
-    uses: list[tuple[str, str | None, str, str, int | None]] = []  # name, domain, key, author, year
+    uses: list[_Use] = []
     seen: set[tuple[str, str, str]] = set()
     union = _Union()
     for s in slots:
@@ -144,39 +151,35 @@ def build(slots: Iterable[AffiliationSlot]) -> tuple[list[Node], list[Relationsh
             if not key or (s.author, s.paper, entry) in seen:
                 continue
             seen.add((s.author, s.paper, entry))
-            uses.append((name, domain, key, s.author, s.year))
+            uses.append((name, domain, key, s.author, s.year, s.paper))
             union.find("n:" + key)
             if domain:
                 union.join("n:" + key, "d:" + domain)
-    members: dict[str, list[tuple[str, str | None, str, str, int | None]]] = defaultdict(list)
+    members: dict[str, list[_Use]] = defaultdict(list)
     for use in uses:
         members[union.find("n:" + use[2])].append(use)
     nodes: list[Node] = []
     rels: list[Relationship] = []
     for group in members.values():
-        domains = sorted({d for _, d, _, _, _ in group if d})
-        keys = sorted({k for _, _, k, _, _ in group})
+        domains = sorted({use[1] for use in group if use[1]})
+        keys = sorted({use[2] for use in group})
         iid = PREFIX + (domains[0] if domains else keys[0])
-        variants = Counter(n for n, _, _, _, _ in group)
+        variants = Counter(use[0] for use in group)
         name = min(variants, key=lambda v: (-variants[v], v))
         props: Properties = {"name": name, "aliases": sorted(v for v in variants if v != name)}
         if domains:
             props["domain"] = domains[0]
         nodes.append(Node(id=iid, label="Institution", properties=props))
         years: dict[str, set[int]] = defaultdict(set)
-        for _, _, _, author, year in group:
+        papers: dict[str, set[str]] = defaultdict(set)
+        for _, _, _, author, year, paper in group:
+            papers[author].add(paper)
             found = years[author]
             if year is not None:
                 found.add(year)
         for author in sorted(years):
-            rels.append(
-                Relationship(
-                    type="AFFILIATED_WITH",
-                    start=author,
-                    end=iid,
-                    properties={"years": sorted(years[author])},
-                )
-            )
+            props = {"years": sorted(years[author]), "papers": sorted(papers[author])}
+            rels.append(Relationship(type="AFFILIATED_WITH", start=author, end=iid, properties=props))
     nodes.sort(key=lambda n: n.id)
     rels.sort(key=lambda r: (r.start, r.end))
     return _merge_same_ids(nodes, rels)

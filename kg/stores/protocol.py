@@ -190,6 +190,8 @@ class PaperQuery:
     order: PaperOrder = "NEWEST"
     status: str | None = None
     track: str | None = None
+    # Any of these paper ids (an institution's papers, :mod:`kg.read.institutions`).
+    papers: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
