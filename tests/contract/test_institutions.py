@@ -204,3 +204,38 @@ def test_build_is_a_function_of_the_set_of_slots() -> None:
         ("author:b", "institution:mit.edu", [2019, 2021]),
         ("author:c", "institution:eth zurich", []),
     ]
+
+
+def test_reads_find_institutions_their_authors_and_papers(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    from kg.read.errors import UnknownName
+    from kg.read.service import PaperFilter, ReadService
+    from kg.stores.protocol import ReadStore
+
+    assert isinstance(store, ReadStore)
+    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    service = ReadService(store, refresh_interval_s=0)
+    for name in ("Carnegie Mellon University", "carnegie-mellon university", "CMU", "cmu.edu", CMU):
+        found = service.resolve_institution(name)
+        assert found is not None and found.id == CMU, name
+    oxford = service.resolve_institution("UNIVERSITY OF OXFORD")
+    assert oxford is not None and oxford.id == OXFORD
+    assert service.resolve_institution("Nowhere Institute") is None  # its record did not align
+    members = [(a.node.id, len(a.papers), list(a.years)) for a in service.institution_members(CMU)]
+    assert members == [(BABBAGE, 2, [2022]), (HOPPER, 2, [2018, 2022])]  # a tie: by name
+    page = service.papers(service.paper_query(PaperFilter(institution="cmu.edu")), 0, 10)
+    titles = [n.properties["title"] for n in store.get_nodes(page.ids) if n is not None]
+    # newest first, then by title
+    assert titles == [
+        "Analytical engines for robot control",
+        "Compilers for robot programs",
+        "Debugging recurrent networks",
+    ]
+    assert page.total == 3
+    both = service.paper_query(PaperFilter(institution="University of Oxford", year=2019))
+    assert service.papers(both, 0, 10).total == 1
+    ada = [(a.node.id, list(a.years)) for a in service.author_institutions(ADA)]
+    assert ada == [(OXFORD, [2019, 2022])]
+    with pytest.raises(UnknownName, match="unknown institution 'Atlantis'"):
+        service.paper_query(PaperFilter(institution="Atlantis"))
