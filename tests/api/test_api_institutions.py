@@ -20,7 +20,7 @@ from api.app import create_app
 from kg.config import Settings
 from kg.ingest import ingest
 from kg.pipeline import Pipeline
-from kg.stores.protocol import GraphStore
+from kg.stores.protocol import GraphStore, ReadStore
 
 
 def _record(rid: str, title: str, authors: list[str], aff: list[str], domains: list[str]) -> dict[str, Any]:
@@ -71,6 +71,7 @@ def gql(
         path = tmp_path / name
         path.write_text(json.dumps(records), encoding="utf-8")
         paths.append(path)
+    assert isinstance(store, ReadStore)
     ingest(paths, store, Pipeline(nlp=nlp_fast), jobs=1)
     with (
         serve_app(create_app(Settings(), store=store)) as server,
