@@ -21,6 +21,7 @@ the merged domains) when one is known, else ``institution:<folded name>``.
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -68,10 +69,11 @@ def slot_entries(aff: str, domain: str = "") -> tuple[str, ...]:
     ('Carnegie Mellon University <cmu.edu>', 'Google <google.com>')
     >>> slot_entries("MIT", "")
     ('MIT',)
-    >>> slot_entries("  ", "x.org")
-    ()
+    >>> slot_entries("  ", "x.org"), slot_entries("Lab <b>", "")
+    ((), ('Lab (b)',))
     """
-    names = [" ".join(p.split()) for p in aff.split("+")]
+    # angle brackets would read as a domain when the entry is parsed back (parse_entry)
+    names = [" ".join(p.replace("<", "(").replace(">", ")").split()) for p in aff.split("+")]
     domains = [d.strip() for d in domain.split("+")] if domain.strip() else []
     out: list[str] = []
     for i, name in enumerate(names):
@@ -222,11 +224,31 @@ def stored_graph(nodes: Sequence[Node], rels: Sequence[Relationship]) -> tuple[o
     )
 
 
-def sync(store: GraphStore) -> bool:
-    """Rebuild the store's institution graph from its ``AUTHORED`` edges; ``True`` if it changed."""
+@dataclass(frozen=True)
+class Synced:
+    """What :func:`sync` found: the institution graph's size, whether it was rewritten, its cost."""
+
+    institutions: int
+    affiliations: int
+    changed: bool
+    seconds: float
+
+    def line(self) -> str:
+        """The ``kg ingest`` summary line."""
+        state = "rewritten" if self.changed else "unchanged"
+        return (
+            f"  institutions: {self.institutions:,} institution(s), {self.affiliations:,} affiliation(s) "
+            f"({state}) in {self.seconds:.1f} s"
+        )
+
+
+def sync(store: GraphStore) -> Synced:
+    """Rebuild the store's institution graph from its ``AUTHORED`` edges; written only when it
+    differs from the stored one (a re-ingest leaves the store version alone)."""
+    t0 = time.perf_counter()
     nodes, rels = build(slots_from_rows(store.affiliation_rows()))
     current = (store.nodes_by_label("Institution"), store.relationships("AFFILIATED_WITH"))
-    if stored_graph(nodes, rels) == stored_graph(*current):
-        return False
-    store.replace_institutions(nodes, rels)
-    return True
+    changed = stored_graph(nodes, rels) != stored_graph(*current)
+    if changed:
+        store.replace_institutions(nodes, rels)
+    return Synced(len(nodes), len(rels), changed, time.perf_counter() - t0)

@@ -426,7 +426,7 @@ def _say(phase: str) -> None:
     sys.stderr.write(f"kg ingest --bulk: {phase}\n")
 
 
-def _sync_institutions(settings: Settings) -> None:
+def _sync_institutions(settings: Settings) -> str:
     """Derive the institution graph from the loaded ``AUTHORED`` edges, as every ingest does
     (:func:`kg.institutions.sync`; the bulk files hold only what the records give)."""
     from kg.institutions import sync
@@ -434,7 +434,7 @@ def _sync_institutions(settings: Settings) -> None:
 
     store = open_neo4j_store(settings)
     try:
-        sync(store)
+        return sync(store).line()
     finally:
         store.close()
 
@@ -455,9 +455,10 @@ def bulk_ingest(
         settings,
         on_phase=_say,
     )
-    _sync_institutions(settings)
+    institutions = _sync_institutions(settings)
     for line in summary.lines():
         out(line)
+    out(institutions)
     for p in problems:
         out(f"  skipped {p}")
     out(f"graph: neo4j store at {settings.neo4j_uri} ({len(problems)} skipped)")
