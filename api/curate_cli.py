@@ -22,6 +22,7 @@ from kg.concept_curations import CONCEPT_VERBS, HIDE, MERGE, PLACE
 from kg.config import Settings
 from kg.curations import FILE_NAME, Curation, CurationError, load, record
 from kg.ids import fold
+from kg.institutions import sync as sync_institutions
 from kg.stores.protocol import GraphStore, ReadStore
 
 
@@ -110,7 +111,10 @@ def apply_now(store: GraphStore, curation: Curation, curations: list[Curation]) 
                 names.add(fold(value))
     collected = Collected()
     collected.names = names
-    return prepare(store, collected, curations).moved
+    moved = prepare(store, collected, curations).moved
+    if moved:
+        sync_institutions(store)  # affiliations follow the slots to their new Authors
+    return moved
 
 
 def _list(value: object) -> list[object]:

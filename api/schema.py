@@ -49,6 +49,7 @@ from api.types import (
     Connection,
     GraphKind,
     Info,
+    Institution,
     LabelCount,
     Network,
     NetworkEdge,
@@ -111,6 +112,10 @@ class PaperFilterInput:
         description="Free text: papers by how like it they are (embedding cosine), nearest first, each "
         "with its `likeness` (score, shared concepts). Not combined with other conditions yet.",
     )
+    institution: str | None = strawberry.field(
+        default=None,
+        description="An institution (name, alias, domain or id): papers an author gave it on.",
+    )
 
     def to_domain(self) -> PaperFilter:
         return PaperFilter(
@@ -124,6 +129,7 @@ class PaperFilterInput:
             status=self.status,
             track=self.track,
             like=self.like,
+            institution=self.institution,
         )
 
 
@@ -217,6 +223,14 @@ class Query:
     async def author(self, info: Info, name: str) -> Author | None:
         node = await info.context.call(info.context.service.resolve_author, name)
         return Author.from_domain(node) if node is not None else None
+
+    @strawberry.field(
+        description="An institution by name or alias (any case and punctuation), domain (`cmu.edu`) or id; "
+        "null if unknown."
+    )
+    async def institution(self, info: Info, name: str) -> Institution | None:
+        node = await info.context.call(info.context.service.resolve_institution, name)
+        return Institution.from_domain(node) if node is not None else None
 
     @strawberry.field(description="Authors, optionally filtered by name substring.")
     async def authors(

@@ -23,6 +23,7 @@ from strawberry.types.nodes import SelectedField, Selection
 from api.context import Context
 from kg.ids import fold
 from kg.models import Node
+from kg.read.institutions import Affiliation
 from kg.read.key_concepts import KeyConcept as DomainKeyConcept
 from kg.read.likeness import SharedConcept as DomainShared
 from kg.read.likeness import Similar
@@ -644,6 +645,14 @@ class Author:
         nodes = await info.context.call(info.context.service.author_namesakes, self.node)
         return [Author.from_domain(n) for n in nodes]
 
+    @strawberry.field(
+        description="The institutions they gave as affiliation (paperlists `aff`), the latest year first, "
+        "with the years of those papers."
+    )
+    async def institutions(self, info: Info) -> list[AuthorInstitution]:
+        rows = await info.context.call(info.context.service.author_institutions, self.id)
+        return [AuthorInstitution.from_affiliation(a) for a in rows]
+
 
 @strawberry.type(
     description="A venue series (or a venue without one) and how many of an author's papers it has."
@@ -949,3 +958,60 @@ def search_hit(node: Node, score: float, context: Context) -> SearchHit:
         paper=Paper.from_domain(node, context) if node.label == "Paper" else None,
         concept=Concept.from_domain(node) if node.label == "Concept" else None,
     )
+
+
+@strawberry.type(
+    description="An institution authors gave as their affiliation; variants of its name (the same "
+    "name in other case or punctuation, or names sharing its domain) are one institution."
+)
+class Institution:
+    node: strawberry.Private[Node]
+    id: strawberry.ID
+    name: str
+    domain: str | None
+    aliases: list[str]
+
+    @classmethod
+    def from_domain(cls, node: Node) -> Institution:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            name=_str(node, "name") or node.id,
+            domain=_str(node, "domain"),
+            aliases=_list(node, "aliases"),
+        )
+
+    @strawberry.field(description="Its authors, most papers there first, then by name.")
+    async def authors(self, info: Info, first: int | None = 10) -> list[InstitutionAuthor]:
+        n = check_first(info, first, default=10)
+        rows = await info.context.call(info.context.service.institution_members, self.id)
+        return [
+            InstitutionAuthor(author=Author.from_domain(a.node), papers=len(a.papers), years=list(a.years))
+            for a in rows[:n]
+        ]
+
+    @strawberry.field(description="The papers where an author gave it as affiliation, newest first.")
+    async def papers(
+        self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
+    ) -> Connection[Paper]:
+        ids = await info.context.call(info.context.service.institution_papers, self.id)
+        return await paper_connection(info, PaperQuery(papers=ids), first, after)
+
+
+@strawberry.type(description="An author of an institution: papers there and their years.")
+class InstitutionAuthor:
+    author: Author
+    papers: int
+    years: list[int]
+
+
+@strawberry.type(description="An institution an author gave, and the years of those papers.")
+class AuthorInstitution:
+    institution: Institution
+    name: str
+    years: list[int]
+
+    @classmethod
+    def from_affiliation(cls, a: Affiliation) -> AuthorInstitution:
+        node = Institution.from_domain(a.node)
+        return cls(institution=node, name=node.name, years=list(a.years))

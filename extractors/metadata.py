@@ -77,6 +77,9 @@ def extract_authors(x: ExtractInput) -> Parts:
         affiliations = p.author_affiliations[position - 1] if position <= len(p.author_affiliations) else ()
         if affiliations:
             slot["affiliations"] = sorted(affiliations)
+        places = p.author_institutions[position - 1] if position <= len(p.author_institutions) else ()
+        if places:
+            slot["institutions"] = sorted(places)
         parts.relationships.append(Relationship(type="AUTHORED", start=aid, end=x.paper_id, properties=slot))
     if len(seen) > COAUTHOR_PAIR_CAP:
         parts.paper_properties[COAUTHOR_PAIRS_PROPERTY] = False

@@ -50,6 +50,7 @@ KIND_COLOURS: dict[str, tuple[str, str]] = {
     "Author": ("#F79767", "#2A2C34"),
     "Venue": ("#C990C0", "#FFFFFF"),
     "Topic": ("#FFC454", "#2A2C34"),
+    "Institution": ("#8DCC93", "#2A2C34"),
 }
 # Which parameter of the documented queries each pick list fills.
 PARAM_PICKS = {"name": "concepts", "author": "authors", "topic": "roots", "venue": "venues"}

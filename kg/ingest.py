@@ -18,6 +18,8 @@ from kg.concept_curations import plan as concept_plan
 from kg.conflicts import ConflictNotes
 from kg.curations import Curation
 from kg.extract_pool import Built, Extractor
+from kg.institutions import Synced
+from kg.institutions import sync as sync_institutions
 from kg.models import PaperRecord, RawPaper, UpsertSummary
 from kg.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
@@ -40,6 +42,7 @@ class IngestReport:
     seconds: float = 0.0
     authors: AuthorIdentityStats = field(default_factory=AuthorIdentityStats)
     resolution: Prepared | None = None
+    institutions: Synced | None = None
 
     @property
     def skipped(self) -> int:
@@ -71,6 +74,8 @@ class IngestReport:
                 f"  authors: {slots:,} author slot(s) resolved into {len(r.resolution.people):,} people in "
                 f"{r.seconds:.1f} s ({r.stored_slots:,} stored slot(s) re-resolved, {r.moved:,} moved)"
             )
+        if self.institutions is not None:
+            out.append(self.institutions.line())
         out += self.authors.lines(set(self.resolution.resolution.people) if self.resolution else None)
         return out
 
@@ -256,6 +261,9 @@ def ingest(
         finally:
             extractor.close()
     store.flush()
+    # Institutions are derived from every stored AUTHORED edge, after resolution moved slots
+    # and the records were written (kg.institutions: why not per record).
+    report.institutions = sync_institutions(store)
     if progress is not None:
         progress.close()
     report.seconds = time.perf_counter() - t0

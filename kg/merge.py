@@ -48,6 +48,7 @@ UNION_LIST_PROPERTIES: frozenset[str] = frozenset(
         "statuses",
         "keyphrases",
         "affiliations",
+        "institutions",
         "mergeEvidence",
     }
 )

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 PropertyValue: TypeAlias = str | int | float | bool | None | list[str] | list[int] | list[float]
 Properties: TypeAlias = dict[str, PropertyValue]
 
-Label = Literal["Paper", "Author", "Venue", "Topic", "Concept"]
+Label = Literal["Paper", "Author", "Venue", "Topic", "Concept", "Institution"]
 RelType = Literal[
     "AUTHORED",
     "PUBLISHED_IN",
@@ -27,6 +27,7 @@ RelType = Literal[
     "BROADER",
     "COAUTHOR",
     "CO_OCCURS",
+    "AFFILIATED_WITH",
 ]
 ConceptKind = Literal["CONCEPT", "METHOD", "TASK", "DATASET", "MODEL", "METRIC"]
 
@@ -194,6 +195,9 @@ class RawPaper:
     # Folded affiliations per author, aligned like ``author_keys`` (paperlists ``aff``); evidence
     # for author resolution (kg.author_resolution), not stored as ids.
     author_affiliations: list[tuple[str, ...]] = field(default_factory=list)
+    # Institution entries per author, aligned like ``author_keys`` (kg.institutions.slot_entries:
+    # the names as printed, ``"Name <domain>"`` when paperlists gives ``aff_domain``).
+    author_institutions: list[tuple[str, ...]] = field(default_factory=list)
     track: str | None = None  # paperlists ``track`` ("main", "Datasets and Benchmarks", …)
     status: str | None = None  # paperlists ``status`` ("Poster", "Oral", "Reject", …)
     # Further topic paths beside ``topic``, e.g. IJCAI taxonomy keywords.

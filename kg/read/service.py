@@ -24,7 +24,7 @@ from typing import Literal, TypeVar
 from kg.ids import fold
 from kg.models import Node, StoreCounts
 from kg.names import query_loose_key
-from kg.read import likeness, networks, resolve, trends
+from kg.read import institutions, likeness, networks, resolve, trends
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
 from kg.read.key_concepts import COMMON_MIN_PAPERS, KeyConcept, common_ids, demote_field_words, key_concepts
@@ -90,6 +90,7 @@ class PaperFilter:
     status: str | None = None
     track: str | None = None
     like: str | None = None
+    institution: str | None = None
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,13 @@ class ReadService:
             tree = self.topic_tree()
             topics = tuple(t for tid in tree.resolve(where.topic) for t in tree.subtree(tid))
         text = where.text if where.text is not None and where.text.strip() else None
+        papers = (
+            self.institution_papers(self.require_institution(where.institution).id)
+            if where.institution is not None
+            else None
+        )
         return PaperQuery(
+            papers=papers,
             concepts=concepts,
             phrases=phrases,
             about_only=where.about_only,
@@ -387,6 +394,32 @@ class ReadService:
         if node is None:
             return resolve.require_author(self.store, name)
         return node
+
+    def resolve_institution(self, name: str) -> Node | None:
+        """The Institution a name, domain or id means (:func:`kg.read.institutions.find`)."""
+        return self._memo(("institution", name), lambda: institutions.find(self.store, name))
+
+    def require_institution(self, name: str | None) -> Node:
+        node = self.resolve_institution(name or "")
+        if node is None:
+            raise UnknownName("institution", name or "")
+        return node
+
+    def institution_members(self, institution_id: str) -> list[institutions.Affiliation]:
+        """Its authors, most papers there first."""
+        return self._memo(
+            ("members", institution_id), lambda: institutions.members(self.store, institution_id)
+        )
+
+    def institution_papers(self, institution_id: str) -> tuple[str, ...]:
+        """Ids of the papers where an author gave it."""
+        return self._memo(
+            ("institution-papers", institution_id), lambda: institutions.paper_ids(self.store, institution_id)
+        )
+
+    def author_institutions(self, author_id: str) -> list[institutions.Affiliation]:
+        """An author's institutions, the latest first."""
+        return self._memo(("affiliations", author_id), lambda: institutions.of_author(self.store, author_id))
 
     def author_namesakes(self, node: Node) -> list[Node]:
         """The other people with this author's name, most papers first."""

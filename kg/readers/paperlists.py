@@ -221,6 +221,21 @@ def author_affiliations(record: Mapping[str, Any], count: int) -> list[tuple[str
     return [affiliation_keys(v) for v in values]
 
 
+def author_institutions(record: Mapping[str, Any], count: int) -> list[tuple[str, ...]]:
+    """Per author slot, its institution entries (:func:`kg.institutions.slot_entries`) from
+    ``aff`` and ``aff_domain``; ``[]`` when ``aff`` does not align with the authors (as
+    :func:`author_affiliations`). An ``aff_domain`` that does not align is ignored."""
+    from kg.institutions import slot_entries
+
+    values = split_slots(record.get("aff"))
+    if values is None or len(values) != count or not any(values):
+        return []
+    domains = split_slots(record.get("aff_domain"))
+    if domains is None or len(domains) != count:
+        domains = [""] * count
+    return [slot_entries(v, d) for v, d in zip(values, domains, strict=True)]
+
+
 _ABBREVIATION = re.compile(r"^[A-Z&]{2,6}$")
 
 

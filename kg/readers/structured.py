@@ -27,6 +27,7 @@ from kg.readers.limits import (
 )
 from kg.readers.paperlists import (
     author_affiliations,
+    author_institutions,
     author_keys,
     is_taxonomy,
     series_name,
@@ -142,7 +143,7 @@ def _as_list(value: object) -> list[object]:
 
 def _authors(
     record: Mapping[str, Any], rec: _Record
-) -> tuple[list[str], list[tuple[str, ...]], bool, list[tuple[str, ...]]]:
+) -> tuple[list[str], list[tuple[str, ...]], bool, list[tuple[str, ...]], list[tuple[str, ...]]]:
     raw = _get(record, "authors")
     truncated = False
     if isinstance(raw, str) and ";" in raw:
@@ -156,6 +157,7 @@ def _authors(
             items, truncated = items[:-1], True
     keys, notes = author_keys(record, len(items)) if items else ([], [])
     affs = author_affiliations(record, len(items)) if items else []
+    places = author_institutions(record, len(items)) if items else []
     for note in notes:
         rec.repair(note)
     if len(items) > MAX_AUTHORS:
@@ -164,6 +166,7 @@ def _authors(
     names: list[str] = []
     kept_keys: list[tuple[str, ...]] = []
     kept_affs: list[tuple[str, ...]] = []
+    kept_places: list[tuple[str, ...]] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
     for i, item in enumerate(items):
         if isinstance(item, str) and not item.strip():
@@ -178,7 +181,14 @@ def _authors(
         names.append(name)
         kept_keys.append(key)
         kept_affs.append(affs[i] if i < len(affs) else ())
-    return names, (kept_keys if any(kept_keys) else []), truncated, (kept_affs if any(kept_affs) else [])
+        kept_places.append(places[i] if i < len(places) else ())
+    return (
+        names,
+        (kept_keys if any(kept_keys) else []),
+        truncated,
+        (kept_affs if any(kept_affs) else []),
+        (kept_places if any(kept_places) else []),
+    )
 
 
 def _venue_and_year(record: Mapping[str, Any], rec: _Record) -> tuple[str | None, int | None]:
@@ -243,7 +253,7 @@ def record_to_paper(record: object, file: str, line: int, label: str = "") -> li
     if not title and not abstract:
         rec.skip("record has neither a title nor an abstract")
         return list(rec.problems)
-    authors, keys, truncated, affiliations = _authors(record, rec)
+    authors, keys, truncated, affiliations, institutions = _authors(record, rec)
     venue, year = _venue_and_year(record, rec)
     raw_keywords = _as_list(_get(record, "keywords"))[:MAX_LIST_ITEMS]
     keywords = rec.names(raw_keywords, "keyword")
@@ -270,6 +280,7 @@ def record_to_paper(record: object, file: str, line: int, label: str = "") -> li
         url=_scalar(_get(record, "url"), rec, "url"),
         author_keys=keys,
         author_affiliations=affiliations,
+        author_institutions=institutions,
         track=_label(_get(record, "track"), rec, "track"),
         status=_label(_get(record, "status"), rec, "status"),
         topics=topics,

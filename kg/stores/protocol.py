@@ -190,6 +190,8 @@ class PaperQuery:
     order: PaperOrder = "NEWEST"
     status: str | None = None
     track: str | None = None
+    # Any of these paper ids (an institution's papers, :mod:`kg.read.institutions`).
+    papers: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -329,6 +331,16 @@ class GraphStore(Protocol):
         """One transaction: each keyphrase row (:mod:`kg.provisional`) whose kept links name any
         of these concepts gets its links replaced by ``relink(links)`` (link texts, sorted), so a
         later promotion writes the links a fresh ingest would have kept (:mod:`kg.concept_curate`)."""
+        ...
+
+    def affiliation_rows(self) -> list[tuple[str, str, object, object]]:
+        """``(author, paper, paper year, institutions)`` of every ``AUTHORED`` edge that holds
+        ``institutions`` entries (:mod:`kg.institutions`), sorted by (author, paper)."""
+        ...
+
+    def replace_institutions(self, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
+        """One transaction: the Institution nodes and ``AFFILIATED_WITH`` relationships become
+        exactly these (:func:`kg.institutions.sync`); bumps the version."""
         ...
 
     def close(self) -> None:

@@ -426,6 +426,19 @@ def _say(phase: str) -> None:
     sys.stderr.write(f"kg ingest --bulk: {phase}\n")
 
 
+def _sync_institutions(settings: Settings) -> str:
+    """Derive the institution graph from the loaded ``AUTHORED`` edges, as every ingest does
+    (:func:`kg.institutions.sync`; the bulk files hold only what the records give)."""
+    from kg.institutions import sync
+    from kg.stores.neo4j.store import open_neo4j_store
+
+    store = open_neo4j_store(settings)
+    try:
+        return sync(store).line()
+    finally:
+        store.close()
+
+
 def bulk_ingest(
     paths: Sequence[Path],
     pipeline: Pipeline,
@@ -442,8 +455,10 @@ def bulk_ingest(
         settings,
         on_phase=_say,
     )
+    institutions = _sync_institutions(settings)
     for line in summary.lines():
         out(line)
+    out(institutions)
     for p in problems:
         out(f"  skipped {p}")
     out(f"graph: neo4j store at {settings.neo4j_uri} ({len(problems)} skipped)")

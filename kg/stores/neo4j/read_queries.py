@@ -253,6 +253,8 @@ def _paper_filters(query: PaperQuery, driver: str | None) -> list[str]:
         out.append("EXISTS { MATCH (p)-[:PUBLISHED_IN]->(v) WHERE v.id IN $venues }")
     if query.topics is not None and driver != "topics":
         out.append("EXISTS { MATCH (p)-[:HAS_TOPIC]->(t) WHERE t.id IN $topics }")
+    if query.papers is not None and driver != "papers":
+        out.append("p.id IN $papers")
     if query.year is not None and driver != "year":
         out.append("p.year = $year")
     # Listing properties always filter: a query by them alone finds its papers by label.
@@ -281,6 +283,8 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
         return f"UNWIND $venues AS vid MATCH (:{_N} {{id: vid}})<-[:PUBLISHED_IN]-(p:Paper) WITH DISTINCT p "
     if driver == "topics":
         return f"UNWIND $topics AS tid MATCH (:{_N} {{id: tid}})<-[:HAS_TOPIC]-(p:Paper) WITH DISTINCT p "
+    if driver == "papers":
+        return f"UNWIND $papers AS pid MATCH (p:{_N}:Paper {{id: pid}}) WITH DISTINCT p "
     if driver == "year":
         return "MATCH (p:Paper) WHERE p.year = $year "
     if driver == "listed":
@@ -302,6 +306,7 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
         "yprefix": year_prefix(query.year),
         "status": query.status,
         "track": query.track,
+        "papers": list(query.papers or ()),
     }
 
 

@@ -74,6 +74,8 @@ def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str
     """
     if query.author is not None:
         return "author"
+    if query.papers is not None:
+        return "papers"  # a list of ids: found by the id index
     if query.phrases is not None:
         return "phrases"  # a phrase's rows belong to one paper or two (kg.provisional)
     present = [c for c in ("concepts", "topics", "venues") if getattr(query, c) is not None]

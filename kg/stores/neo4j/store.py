@@ -76,7 +76,7 @@ from kg.provisional import (
     without_phrase,
 )
 from kg.provisional import plan as plan_provisional
-from kg.stores.neo4j import authors, vectors
+from kg.stores.neo4j import authors, institutions, vectors
 from kg.stores.neo4j import concepts as concepts_ops
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
@@ -965,6 +965,18 @@ class Neo4jStore(Neo4jReads):
         def work(tx: neo4j.ManagedTransaction) -> bool:
             self._exec(tx, q.lock_writers())
             return authors.reassign(tx, moves, nodes)
+
+        with self._errors(), self._session() as session:
+            session.execute_write(work)
+
+    def affiliation_rows(self) -> list[tuple[str, str, object, object]]:
+        with self._errors(), self._session() as session:
+            return session.execute_read(institutions.affiliation_rows)
+
+    def replace_institutions(self, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            self._exec(tx, q.lock_writers())
+            institutions.replace(tx, nodes, rels)
 
         with self._errors(), self._session() as session:
             session.execute_write(work)

@@ -483,6 +483,13 @@ class SQLiteReads:
                         list(ids),
                     )
                 )
+        if q.papers is not None:
+            sets.append(
+                (
+                    f"SELECT id FROM nodes WHERE id IN ({_marks(len(q.papers))}) AND label = 'Paper'",
+                    list(q.papers),
+                )
+            )
         if q.year is not None:
             sets.append(("SELECT id FROM nodes WHERE label = 'Paper' AND year = ?", [q.year]))
         for key, value in _listed(q):
@@ -525,6 +532,9 @@ class SQLiteReads:
                     f'AND +v."end" IN ({_marks(len(ids))}))'
                 )
                 params.extend(ids)
+        if q.papers is not None:
+            tests.append(f"p.id IN ({_marks(len(q.papers))})")
+            params.extend(q.papers)
         if q.year is not None:
             tests.append("p.year = ?")
             params.append(q.year)

@@ -29,10 +29,10 @@ from kg import deadline
 from kg.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
 from kg.errors import GraphStoreError
 from kg.merge import merge_properties
-from kg.models import PaperRecord, Properties, UpsertSummary
+from kg.models import Node, PaperRecord, Properties, Relationship, UpsertSummary
 from kg.provisional import without_phrase
 from kg.stores.protocol import AnalysisRow, AuthorMove, PairType, StoredSlot
-from kg.stores.sqlite import authors, check, keyphrases, schema, vectors
+from kg.stores.sqlite import authors, check, institutions, keyphrases, schema, vectors
 from kg.stores.sqlite import concepts as concepts_ops
 from kg.stores.sqlite.reads import SQLiteReads, chunked
 
@@ -385,6 +385,14 @@ class SQLiteStore(SQLiteReads):
     def relink_keyphrases(self, concept_ids: Sequence[str], relink: Callable[[list[str]], list[str]]) -> None:
         if concept_ids:
             self._write(lambda c: concepts_ops.relink(c, concept_ids, relink))
+
+    def affiliation_rows(self) -> list[tuple[str, str, object, object]]:
+        with self._lock, self._errors():
+            return institutions.affiliation_rows(self._conn)
+
+    def replace_institutions(self, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
+        self._write(lambda c: institutions.replace(c, nodes, rels))
+        self._known.clear(None)
 
     def ping(self) -> None:
         with self._errors():

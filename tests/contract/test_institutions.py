@@ -1,0 +1,241 @@
+"""Institutions from the listings' ``aff`` / ``aff_domain``, on both stores, in any order.
+
+The listings are written here in the paperlists format so each case sits next to its assertion:
+
+- Carnegie Mellon is printed three ways: "Carnegie Mellon University" with domain ``cmu.edu``
+  (twice), "CMU" with the same domain, and "Carnegie Mellon University" without one: one
+  institution, keyed by its domain, named by its most frequent variant;
+- "University of Oxford" and "university of oxford," fold to one name (no domain: keyed by it);
+- Ada Lovelace gives Oxford in 2019 and 2022 (``years``), and an id-less Ada slot (ICML 2019,
+  with Charles Babbage) is resolved to her profile: its affiliation follows her, whichever file
+  comes first;
+- a record whose ``aff`` does not align with its authors gives no affiliation at all, and an
+  ``aff_domain`` that does not align is ignored (the names still count).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.ingest import ingest
+from kg.institutions import build, slots_from_rows
+from kg.models import Graph
+from kg.pipeline import Pipeline
+from kg.stores.protocol import GraphStore
+
+ADA = "author:openreview:~Ada_Lovelace1"
+BABBAGE = "author:openreview:~Charles_Babbage1"
+HOPPER = "author:openreview:~Grace_Hopper1"
+CMU = "institution:cmu.edu"
+OXFORD = "institution:university of oxford"
+
+
+def _record(
+    rid: str, title: str, authors: list[str], ids: list[str], aff: list[str], domains: list[str] | None = None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": rid,
+        "title": title,
+        "author": ";".join(authors),
+        "authorids": ";".join(ids),
+        "aff": ";".join(aff),
+        "abstract": f"We study {title.lower()} and report what we found about it in detail.",
+        "track": "main",
+        "status": "Poster",
+    }
+    if domains is not None:
+        out["aff_domain"] = ";".join(domains)
+    return out
+
+
+LISTINGS: dict[str, list[dict[str, Any]]] = {
+    "corl2022.json": [
+        _record(
+            "a1",
+            "Analytical engines for robot control",
+            ["Ada Lovelace", "Charles Babbage"],
+            ["~Ada_Lovelace1", "~Charles_Babbage1"],
+            ["University of Oxford", "Carnegie Mellon University"],
+            ["", "cmu.edu"],
+        ),
+        _record(
+            "g1",
+            "Compilers for robot programs",
+            ["Grace Hopper", "Charles Babbage"],
+            ["~Grace_Hopper1", "~Charles_Babbage1"],
+            ["CMU", "Carnegie Mellon University + University of Oxford"],
+            ["cmu.edu", "cmu.edu"],  # the second slot: one domain for two names, ignored
+        ),
+    ],
+    "iclr2018.json": [
+        _record(
+            "g2",
+            "Debugging recurrent networks",
+            ["Grace Hopper"],
+            ["~Grace_Hopper1"],
+            ["Carnegie Mellon University"],
+            ["cmu.edu"],
+        ),
+        _record(  # three authors, two affiliations: nothing is pinned on anyone
+            "m1",
+            "Misaligned affiliations",
+            ["Grace Hopper", "Ada Lovelace", "Charles Babbage"],
+            ["~Grace_Hopper1", "~Ada_Lovelace1", "~Charles_Babbage1"],
+            ["Nowhere Institute", "Elsewhere Lab"],
+        ),
+    ],
+    "icml2019.json": [
+        _record(
+            "a3",
+            "Notes on the analytical engine",
+            ["Charles Babbage", "Ada Lovelace"],
+            ["", ""],
+            ["", "university of oxford,"],
+        ),
+    ],
+}
+
+
+def _write(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, records in LISTINGS.items():
+        path = folder / name
+        path.write_text(json.dumps(records), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def pipeline(nlp_fast: Any) -> Pipeline:
+    return Pipeline(nlp=nlp_fast)
+
+
+def _institutions(graph: Graph) -> dict[str, dict[str, Any]]:
+    return {n.id: dict(n.properties) for n in graph.nodes if n.label == "Institution"}
+
+
+def _affiliations(graph: Graph) -> dict[tuple[str, str], list[int]]:
+    out: dict[tuple[str, str], list[int]] = {}
+    for r in graph.relationships:
+        if r.type == "AFFILIATED_WITH":
+            years = r.properties["years"]
+            assert isinstance(years, list)
+            out[(r.start, r.end)] = [int(y) for y in years]
+    return out
+
+
+EXPECTED_AFFILIATIONS = {
+    (ADA, OXFORD): [2019, 2022],
+    (BABBAGE, CMU): [2022],
+    (BABBAGE, OXFORD): [2022],
+    (HOPPER, CMU): [2018, 2022],
+}
+
+
+def test_variants_merge_and_years_follow_the_papers(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    graph = store.export()
+    assert _institutions(graph) == {
+        CMU: {"name": "Carnegie Mellon University", "aliases": ["CMU"], "domain": "cmu.edu"},
+        OXFORD: {"name": "University of Oxford", "aliases": ["university of oxford,"]},
+    }
+    assert _affiliations(graph) == EXPECTED_AFFILIATIONS
+    assert store.counts().nodes["Institution"] == 2
+    assert store.counts().relationships["AFFILIATED_WITH"] == 4
+    # the generic reads see the new label and type like any other
+    (edges,) = store.neighbors_many([CMU], "AFFILIATED_WITH", "in")
+    assert sorted(e.node.id for e in edges) == [BABBAGE, HOPPER]
+
+
+@pytest.mark.parametrize("order", ["reverse", "one-file-per-ingest", "idless-first"])
+def test_same_institutions_for_any_order_and_a_reingest_changes_nothing(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path, order: str
+) -> None:
+    paths = _write(tmp_path / "in")
+    ingest(paths, store, pipeline, jobs=1)
+    together = store.export()
+    store.clear()
+    runs: Sequence[Sequence[Path]]
+    if order == "reverse":
+        runs = [paths[::-1]]
+    elif order == "one-file-per-ingest":
+        runs = [[p] for p in paths[::-1]]
+    else:  # the id-less Ada slot first: name-keyed, then moved to her profile with its affiliation
+        idless = [p for p in paths if p.name == "icml2019.json"]
+        runs = [idless, [p for p in paths if p not in idless]]
+    for i, run in enumerate(runs):
+        ingest(list(run), store, pipeline, jobs=1)
+        if order == "idless-first" and i == 0:
+            assert _affiliations(store.export()) == {("author:ada-lovelace", OXFORD): [2019]}
+    graph = store.export()
+    assert graph == together
+    assert _affiliations(graph) == EXPECTED_AFFILIATIONS
+    version = store.version()
+    report = ingest(paths, store, pipeline, jobs=1)
+    assert (report.summary.added, report.summary.updated) == (0, 0)
+    assert store.version() == version
+
+
+def test_build_is_a_function_of_the_set_of_slots() -> None:
+    rows: list[tuple[str, str, object, object]] = [
+        ("author:a", "paper:1", 2020, ["MIT <mit.edu>"]),
+        ("author:b", "paper:2", 2021, ["Massachusetts Institute of Technology <mit.edu>"]),
+        ("author:b", "paper:3", 2019, ["Massachusetts Institute of Technology"]),
+        ("author:c", "paper:4", None, ["ETH Zurich"]),
+        ("author:c", "paper:5", 2020, "not a list"),
+    ]
+    first = build(slots_from_rows(rows))
+    assert build(slots_from_rows(rows[::-1])) == first
+    nodes, rels = first
+    assert [(n.id, n.properties["name"]) for n in nodes] == [
+        ("institution:eth zurich", "ETH Zurich"),
+        ("institution:mit.edu", "Massachusetts Institute of Technology"),
+    ]
+    assert [(r.start, r.end, r.properties["years"]) for r in rels] == [
+        ("author:a", "institution:mit.edu", [2020]),
+        ("author:b", "institution:mit.edu", [2019, 2021]),
+        ("author:c", "institution:eth zurich", []),
+    ]
+
+
+def test_reads_find_institutions_their_authors_and_papers(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    from kg.read.errors import UnknownName
+    from kg.read.service import PaperFilter, ReadService
+    from kg.stores.protocol import ReadStore
+
+    assert isinstance(store, ReadStore)
+    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    service = ReadService(store, refresh_interval_s=0)
+    for name in ("Carnegie Mellon University", "carnegie-mellon university", "CMU", "cmu.edu", CMU):
+        found = service.resolve_institution(name)
+        assert found is not None and found.id == CMU, name
+    oxford = service.resolve_institution("UNIVERSITY OF OXFORD")
+    assert oxford is not None and oxford.id == OXFORD
+    assert service.resolve_institution("Nowhere Institute") is None  # its record did not align
+    members = [(a.node.id, len(a.papers), list(a.years)) for a in service.institution_members(CMU)]
+    assert members == [(BABBAGE, 2, [2022]), (HOPPER, 2, [2018, 2022])]  # a tie: by name
+    page = service.papers(service.paper_query(PaperFilter(institution="cmu.edu")), 0, 10)
+    titles = [n.properties["title"] for n in store.get_nodes(page.ids) if n is not None]
+    # newest first, then by title
+    assert titles == [
+        "Analytical engines for robot control",
+        "Compilers for robot programs",
+        "Debugging recurrent networks",
+    ]
+    assert page.total == 3
+    both = service.paper_query(PaperFilter(institution="University of Oxford", year=2019))
+    assert service.papers(both, 0, 10).total == 1
+    ada = [(a.node.id, list(a.years)) for a in service.author_institutions(ADA)]
+    assert ada == [(OXFORD, [2019, 2022])]
+    with pytest.raises(UnknownName, match="unknown institution 'Atlantis'"):
+        service.paper_query(PaperFilter(institution="Atlantis"))
