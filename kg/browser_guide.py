@@ -223,7 +223,10 @@ def _intro_slide(picks: GuidePicks) -> str:
         "copies of the selected nodes and relationships, so Browser adds no edges of its own "
         "(whatever <i>Connect result nodes</i> says) and internal labels and properties stay "
         "hidden. Node size and colour come from the paperkg style, loaded when you connected "
-        "(<code>:style</code> shows it).</p>\n</slide>"
+        "(<code>:style</code> shows it).</p>\n"
+        "<p>Co-author (<code>COAUTHOR</code>) and co-occurrence (<code>CO_OCCURS</code>) ties have "
+        "no direction: Neo4j Browser draws every relationship with an arrowhead, and on these it "
+        "means nothing (it points from the smaller id to the larger).</p>\n</slide>"
     )
 
 

@@ -186,6 +186,10 @@ def refuse_damaged(data_dir: Path) -> None:
         raise StoreDamaged(damaged_message(path, found))
 
 
+def _has_tables(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is not None
+
+
 def _structure_problems(conn: sqlite3.Connection) -> list[str]:
     """The tables and ``meta`` rows (cheap: a few pages)."""
     found: list[str] = []
@@ -208,7 +212,10 @@ def _structure_problems(conn: sqlite3.Connection) -> list[str]:
 
 def _problems(conn: sqlite3.Connection, full: bool, thorough: bool = True) -> list[str]:
     found = _structure_problems(conn)
-    if found or not thorough:
+    if found or not thorough or not _has_tables(conn):
+        # No tables: another process is setting the store up (its schema not committed yet), so
+        # there is nothing to read; looking for rows gave "no such table: nodes", and a second
+        # `kg ingest` started beside the first into a new data dir called the store damaged.
         return found
     pragma = "integrity_check" if full else "quick_check"
     # One row can hold several newline-separated findings: one finding per line here.
