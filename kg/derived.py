@@ -83,3 +83,31 @@ def coauthor_deltas(
         for pair, step in cooccurs_changes(before[pid], after[pid]):
             deltas[pair] = deltas.get(pair, 0) + step
     return {pair: n for pair, n in sorted(deltas.items()) if n}
+
+
+def cooccurs_deltas(
+    mentions: Mapping[str, Mapping[str, float]],
+    removed: set[str],
+    cut: set[tuple[str, str]],
+) -> dict[tuple[str, str], int]:
+    """Net change of each CO_OCCURS pair when the concepts ``removed`` and the ``(paper,
+    concept)`` MENTIONS in ``cut`` leave the papers of ``mentions`` (each paper's concept ->
+    score), by the top-k rule of :func:`top_concepts`; pairs with a removed concept are left out
+    (they go with it).
+
+    Why here: both stores drop concepts and links for ``kg curate`` (``kg.concept_curate``)
+    and must adjust the derived CO_OCCURS weights by the same rule.
+
+    >>> cooccurs_deltas({"p": {"a": 3.0, "b": 2.0, "c": 1.0}}, set(), {("p", "b")})
+    {('a', 'b'): -1, ('b', 'c'): -1}
+    """
+    deltas: dict[tuple[str, str], int] = {}
+    for pid in sorted(mentions):
+        before = top_concepts(mentions[pid].items())
+        after = top_concepts(
+            (cid, s) for cid, s in mentions[pid].items() if cid not in removed and (pid, cid) not in cut
+        )
+        for (a, b), n in cooccurs_changes(before, after):
+            if a not in removed and b not in removed:
+                deltas[(a, b)] = deltas.get((a, b), 0) + n
+    return deltas

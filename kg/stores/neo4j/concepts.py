@@ -16,7 +16,7 @@ from typing import Any
 
 import neo4j
 
-from kg.derived import cooccurs_changes, top_concepts
+from kg.derived import cooccurs_deltas
 from kg.merge import sorted_set
 from kg.provisional import LINKS
 from kg.stores.neo4j import queries as q
@@ -85,17 +85,7 @@ def remove(tx: Tx, concepts: Sequence[str], links: Sequence[RelKey]) -> bool:
     ):
         mentions[r["paper"]][r["concept"]] = _score(r["score"])
     cut_mentions = {(k[0], k[2]) for k in cut if k[1] == "MENTIONS"}
-    deltas: dict[tuple[str, str], int] = defaultdict(int)
-    for pid in sorted(papers):
-        before = top_concepts(mentions[pid].items())
-        after = top_concepts(
-            (cid, s)
-            for cid, s in mentions[pid].items()
-            if cid not in removed and (pid, cid) not in cut_mentions
-        )
-        for (a, b), n in cooccurs_changes(before, after):
-            if a not in removed and b not in removed:
-                deltas[(a, b)] += n
+    deltas = cooccurs_deltas({pid: mentions[pid] for pid in papers}, removed, cut_mentions)
     touched: set[str] = {a for pair in deltas for a in pair} | {k[2] for k in cut}
     touched.update(
         r["id"]

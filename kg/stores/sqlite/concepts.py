@@ -14,7 +14,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from kg.derived import cooccurs_changes, top_concepts
+from kg.derived import cooccurs_deltas
 from kg.merge import sorted_set
 from kg.provisional import LINKS
 from kg.stores.sqlite import schema
@@ -74,17 +74,7 @@ def remove(c: sqlite3.Connection, concepts: Sequence[str], links: Sequence[RelKe
             mentions[start][end] = _score(blob)
     removed = set(gone)
     cut_mentions = {(k[0], k[2]) for k in cut if k[1] == "MENTIONS"}
-    deltas: dict[tuple[str, str], int] = defaultdict(int)
-    for pid in sorted(papers):
-        before = top_concepts(mentions[pid].items())
-        after = top_concepts(
-            (cid, s)
-            for cid, s in mentions[pid].items()
-            if cid not in removed and (pid, cid) not in cut_mentions
-        )
-        for (a, b), n in cooccurs_changes(before, after):
-            if a not in removed and b not in removed:
-                deltas[(a, b)] += n
+    deltas = cooccurs_deltas({pid: mentions[pid] for pid in papers}, removed, cut_mentions)
     # Concepts whose ties or paper count change: partners of the removed ones, ends of cut links.
     touched: set[str] = {a for pair in deltas for a in pair} | {k[2] for k in cut}
     for chunk in chunked(gone):
