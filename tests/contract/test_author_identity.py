@@ -12,7 +12,6 @@ The listings are written here in the paperlists format (``author``/``authorids``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from kg.ingest import ingest
 from kg.models import Graph
 from kg.pipeline import Pipeline
 from kg.stores.protocol import GraphStore, ReadStore
+from tests.paperlists_listings import paperlists_record, write_listings
 
 ADA = "author:openreview:~Ada_Lovelace1"
 BABBAGE = "author:openreview:~Charles_Babbage1"
@@ -32,39 +32,21 @@ ZHANG3 = "author:openreview:~Jian_Zhang3"
 ZHANG_BY_NAME = "author:jian-zhang"
 
 
-def _record(
-    rid: str, title: str, authors: list[str], ids: list[str], aff: list[str] | None = None
-) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": rid,
-        "title": title,
-        "author": ";".join(authors),
-        "authorids": ";".join(ids),
-        "abstract": f"We study {title.lower()} and report what we found about it in detail.",
-        "track": "main",
-        "status": "Poster",
-        "site": f"https://openreview.net/forum?id={rid}",
-    }
-    if aff is not None:
-        out["aff"] = ";".join(aff)
-    return out
-
-
 LISTINGS: dict[str, list[dict[str, Any]]] = {
     "corl2022.json": [
-        _record(
+        paperlists_record(
             "a1",
             "Analytical engines for robot control",
             ["Ada Lovelace", "Charles Babbage"],
             ["~Ada_Lovelace1", "~Charles_Babbage1"],
             ["University of London", "Cambridge"],
         ),
-        _record(
+        paperlists_record(
             "z1", "Starling preference data", ["Banghua Zhu", "Jian Zhang"], ["~Banghua_Zhu1", "~Jian_Zhang1"]
         ),
     ],
     "iclr2018.json": [
-        _record(
+        paperlists_record(
             "a2",
             "Difference engines as recurrent networks",
             ["Ada Lovelace", "Charles Babbage"],
@@ -72,7 +54,7 @@ LISTINGS: dict[str, list[dict[str, Any]]] = {
         ),
     ],
     "3dv2025.json": [
-        _record(
+        paperlists_record(
             "z3",
             "Cross attention for point clouds",
             ["Nicu Sebe", "Jian Zhang"],
@@ -80,18 +62,20 @@ LISTINGS: dict[str, list[dict[str, Any]]] = {
         ),
     ],
     "icml2019.json": [
-        _record("a3", "Notes on the analytical engine", ["Charles Babbage", "Ada Lovelace"], ["", ""]),
-        _record("z4", "Image denoising with point priors", ["Jian Zhang", "Nicu Sebe"], ["", ""]),
-        _record(
+        paperlists_record(
+            "a3", "Notes on the analytical engine", ["Charles Babbage", "Ada Lovelace"], ["", ""]
+        ),
+        paperlists_record("z4", "Image denoising with point priors", ["Jian Zhang", "Nicu Sebe"], ["", ""]),
+        paperlists_record(
             "z5",
             "Preference models meet point clouds",
             ["Jian Zhang", "Banghua Zhu", "Nicu Sebe"],
             ["", "", ""],
         ),
-        _record("z6", "Adaptive soft thresholding", ["Jian Zhang", "Wen Gao"], ["", ""]),
+        paperlists_record("z6", "Adaptive soft thresholding", ["Jian Zhang", "Wen Gao"], ["", ""]),
     ],
     "nips2019.json": [
-        _record(
+        paperlists_record(
             "a4",
             "Bernoulli numbers by machine",
             ["Ada Lovelace", "Mary Somerville"],
@@ -100,16 +84,6 @@ LISTINGS: dict[str, list[dict[str, Any]]] = {
         ),
     ],
 }
-
-
-def _write(folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, records in LISTINGS.items():
-        path = folder / name
-        path.write_text(json.dumps(records), encoding="utf-8")
-        paths.append(path)
-    return paths
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +106,7 @@ def _props(graph: Graph, node_id: str) -> dict[str, Any]:
 
 
 def test_each_rule_joins_with_its_evidence(store: GraphStore, pipeline: Pipeline, tmp_path: Path) -> None:
-    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
     graph = store.export()
     authors = _authors(graph)
     assert authors[ADA] == {
@@ -169,7 +143,7 @@ def test_each_rule_joins_with_its_evidence(store: GraphStore, pipeline: Pipeline
 
 
 def test_coauthor_pairs_follow_the_people(store: GraphStore, pipeline: Pipeline, tmp_path: Path) -> None:
-    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
     pairs = {(r.start, r.end): r.properties["papers"] for r in store.relationships("COAUTHOR")}
     assert pairs[(ADA, BABBAGE)] == 3
 
@@ -182,7 +156,7 @@ def _export(store: GraphStore) -> Graph:
 def test_same_people_for_any_order_and_batching(
     store: GraphStore, pipeline: Pipeline, tmp_path: Path, order: str
 ) -> None:
-    paths = _write(tmp_path / "in")
+    paths = write_listings(tmp_path / "in", LISTINGS)
     ingest(paths, store, pipeline, jobs=1)
     together = store.export()
     store.clear()
@@ -208,7 +182,7 @@ def test_same_people_for_any_order_and_batching(
 def test_the_profile_arriving_later_re_points_stored_slots(
     store: GraphStore, pipeline: Pipeline, tmp_path: Path
 ) -> None:
-    paths = {p.name: p for p in _write(tmp_path / "in")}
+    paths = {p.name: p for p in write_listings(tmp_path / "in", LISTINGS)}
     ingest([paths["icml2019.json"]], store, pipeline, jobs=1)
     before = _authors(store.export())
     assert "author:ada-lovelace" in before and ZHANG_BY_NAME in before  # nothing to join yet
@@ -250,7 +224,7 @@ def test_api_shows_people_namesakes_ids_and_evidence(
     from kg.config import Settings
     from tests.api.conftest import post, serve
 
-    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
     with serve(create_app(Settings(), store=store)) as server, httpx.Client(base_url=server.url) as client:
         fields = "id name paperCount aliases externalIds mergeEvidence namesakes { id paperCount }"
         body = post(client, f'{{ author(name: "jian ZHANG") {{ {fields} }} }}')
@@ -293,7 +267,7 @@ def test_curations_apply_at_once_and_survive_a_rebuild_in_another_order(
     from api.curate_cli import apply_now
     from kg.curations import Curation, load, record, split_id
 
-    paths = _write(tmp_path / "in")
+    paths = write_listings(tmp_path / "in", LISTINGS)
     ingest(paths, store, pipeline, jobs=1)
     denoising = _paper_id(store.export(), "Image denoising with point priors")
     file = tmp_path / "curations.jsonl"
@@ -331,7 +305,7 @@ def test_kg_curate_records_lists_and_refuses_unknown_ids(
     from api.cli import main
 
     data = tmp_path / "kg"
-    paths = _write(tmp_path / "in")
+    paths = write_listings(tmp_path / "in", LISTINGS)
     assert main(["ingest", "--no-progress", "--jobs", "1", "--data-dir", str(data), *map(str, paths)]) == 0
     capsys.readouterr()
     assert main(["curate", "merge-authors", ZHANG1, ZHANG_BY_NAME, "--data-dir", str(data)]) == 0
@@ -392,7 +366,7 @@ def test_author_search_rows_carry_what_tells_people_apart(
     from kg.config import Settings
     from tests.api.conftest import post, serve
 
-    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
     fields = (
         "id firstYear lastYear venues(first: 3) { venue papers } "
         "coauthors(first: 2) { author { name } papers } externalIds"

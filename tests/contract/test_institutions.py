@@ -15,7 +15,6 @@ The listings are written here in the paperlists format so each case sits next to
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from kg.institutions import build, slots_from_rows
 from kg.models import Graph
 from kg.pipeline import Pipeline
 from kg.stores.protocol import GraphStore
+from tests.paperlists_listings import paperlists_record, write_listings
 
 ADA = "author:openreview:~Ada_Lovelace1"
 BABBAGE = "author:openreview:~Charles_Babbage1"
@@ -35,27 +35,9 @@ CMU = "institution:cmu.edu"
 OXFORD = "institution:university of oxford"
 
 
-def _record(
-    rid: str, title: str, authors: list[str], ids: list[str], aff: list[str], domains: list[str] | None = None
-) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": rid,
-        "title": title,
-        "author": ";".join(authors),
-        "authorids": ";".join(ids),
-        "aff": ";".join(aff),
-        "abstract": f"We study {title.lower()} and report what we found about it in detail.",
-        "track": "main",
-        "status": "Poster",
-    }
-    if domains is not None:
-        out["aff_domain"] = ";".join(domains)
-    return out
-
-
 LISTINGS: dict[str, list[dict[str, Any]]] = {
     "corl2022.json": [
-        _record(
+        paperlists_record(
             "a1",
             "Analytical engines for robot control",
             ["Ada Lovelace", "Charles Babbage"],
@@ -63,7 +45,7 @@ LISTINGS: dict[str, list[dict[str, Any]]] = {
             ["University of Oxford", "Carnegie Mellon University"],
             ["", "cmu.edu"],
         ),
-        _record(
+        paperlists_record(
             "g1",
             "Compilers for robot programs",
             ["Grace Hopper", "Charles Babbage"],
@@ -73,7 +55,7 @@ LISTINGS: dict[str, list[dict[str, Any]]] = {
         ),
     ],
     "iclr2018.json": [
-        _record(
+        paperlists_record(
             "g2",
             "Debugging recurrent networks",
             ["Grace Hopper"],
@@ -81,7 +63,7 @@ LISTINGS: dict[str, list[dict[str, Any]]] = {
             ["Carnegie Mellon University"],
             ["cmu.edu"],
         ),
-        _record(  # three authors, two affiliations: nothing is pinned on anyone
+        paperlists_record(  # three authors, two affiliations: nothing is pinned on anyone
             "m1",
             "Misaligned affiliations",
             ["Grace Hopper", "Ada Lovelace", "Charles Babbage"],
@@ -90,7 +72,7 @@ LISTINGS: dict[str, list[dict[str, Any]]] = {
         ),
     ],
     "icml2019.json": [
-        _record(
+        paperlists_record(
             "a3",
             "Notes on the analytical engine",
             ["Charles Babbage", "Ada Lovelace"],
@@ -99,16 +81,6 @@ LISTINGS: dict[str, list[dict[str, Any]]] = {
         ),
     ],
 }
-
-
-def _write(folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, records in LISTINGS.items():
-        path = folder / name
-        path.write_text(json.dumps(records), encoding="utf-8")
-        paths.append(path)
-    return paths
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +113,7 @@ EXPECTED_AFFILIATIONS = {
 def test_variants_merge_and_years_follow_the_papers(
     store: GraphStore, pipeline: Pipeline, tmp_path: Path
 ) -> None:
-    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
     graph = store.export()
     assert _institutions(graph) == {
         CMU: {"name": "Carnegie Mellon University", "aliases": ["CMU"], "domain": "cmu.edu"},
@@ -159,7 +131,7 @@ def test_variants_merge_and_years_follow_the_papers(
 def test_same_institutions_for_any_order_and_a_reingest_changes_nothing(
     store: GraphStore, pipeline: Pipeline, tmp_path: Path, order: str
 ) -> None:
-    paths = _write(tmp_path / "in")
+    paths = write_listings(tmp_path / "in", LISTINGS)
     ingest(paths, store, pipeline, jobs=1)
     together = store.export()
     store.clear()
@@ -214,7 +186,7 @@ def test_reads_find_institutions_their_authors_and_papers(
     from kg.stores.protocol import ReadStore
 
     assert isinstance(store, ReadStore)
-    ingest(_write(tmp_path / "in"), store, pipeline, jobs=1)
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
     service = ReadService(store, refresh_interval_s=0)
     for name in ("Carnegie Mellon University", "carnegie-mellon university", "CMU", "cmu.edu", CMU):
         found = service.resolve_institution(name)
