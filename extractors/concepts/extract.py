@@ -422,7 +422,7 @@ def extract_introduced(x: ExtractInput) -> Parts:
     """``(Paper)-[:INTRODUCES {evidence, score}]->(Concept {kind: METHOD, source: discovered})``.
 
     ``score`` equals the introduced concept's ``MENTIONS.score``, which is the paper's highest
-    (see ``analysis._introduced_first``), so score-ranked views put the paper's own method first.
+    (see ``analysis.demotions.introduced_first``), so score-ranked views put the paper's own method first.
     """
     parts = Parts(normal_nodes=True)  # concept_node and _vocab_graph build normal forms
     analysis = paper_analysis(x)

@@ -54,7 +54,7 @@ __all__ = [
 
 DEFAULT_PREDICTOR = Path(__file__).resolve().parent.parent / "data" / "predictor.npz"
 # MENTIONS.score = SCORE_SCALE x probability: the text mentions' scale (the re-ranker's
-# ``RANKER_SCALE`` in extractors/concepts/analysis.py, 10 x P(author keyword); a test keeps
+# ``RANKER_SCALE`` in extractors/concepts/analysis/ranking.py, 10 x P(author keyword); a test keeps
 # them equal). Kept here so this stage does not reach into the analysis internals.
 SCORE_SCALE = 10.0
 
