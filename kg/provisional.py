@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -145,6 +145,30 @@ def phrase_key(node: Properties) -> str:
 def row_concept(node: Properties) -> Properties:
     """A row's concept map as a reader sees it: the internal keys left out."""
     return {k: v for k, v in node.items() if k not in (LINKS, PHRASES)}
+
+
+def relinked_row(
+    node: Properties, concept_ids: Collection[str], fn: Callable[[list[str]], list[str]]
+) -> Properties | None:
+    """A row's concept map with its kept links rewritten by ``fn``, or ``None`` when no link
+    names one of ``concept_ids`` or ``fn`` changes nothing (the rule both stores' ``relink``
+    apply to their keyphrase rows after ``kg curate``).
+
+    >>> relinked_row({"name": "x", LINKS: ["a|b"]}, ["b"], lambda ls: [])
+    {'name': 'x'}
+    >>> relinked_row({"name": "x", LINKS: ["a|b"]}, ["c"], lambda ls: []) is None
+    True
+    """
+    links = sorted_set(node.get(LINKS))
+    if not any(i in link for link in links for i in concept_ids):
+        return None
+    new = fn(links)
+    if new == links:
+        return None
+    changed = {k: v for k, v in node.items() if k != LINKS}
+    if new:
+        changed[LINKS] = new
+    return changed
 
 
 def row_about(rel: Properties) -> bool:

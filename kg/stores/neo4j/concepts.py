@@ -17,8 +17,7 @@ from typing import Any
 import neo4j
 
 from kg.derived import cooccurs_deltas
-from kg.merge import sorted_set
-from kg.provisional import LINKS
+from kg.provisional import relinked_row
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.read_index import index_nodes
@@ -136,17 +135,9 @@ def relink(tx: Tx, concept_ids: Sequence[str], fn: Callable[[list[str]], list[st
         "RETURN k.id AS id, k.node AS node",
         ids=ids,
     ):
-        node = json.loads(r["node"])
-        links = sorted_set(node.get(LINKS))
-        if not any(i in link for link in links for i in ids):
-            continue
-        new = fn(links)
-        if new == links:
-            continue
-        changed = {k: v for k, v in node.items() if k != LINKS}
-        if new:
-            changed[LINKS] = new
-        rows.append([r["id"], json.dumps(changed, sort_keys=True)])
+        changed = relinked_row(json.loads(r["node"]), ids, fn)
+        if changed is not None:
+            rows.append([r["id"], json.dumps(changed, sort_keys=True)])
     if rows:
         _run(
             tx,

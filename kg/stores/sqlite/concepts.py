@@ -15,8 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from kg.derived import cooccurs_deltas
-from kg.merge import sorted_set
-from kg.provisional import LINKS
+from kg.provisional import relinked_row
 from kg.stores.sqlite import schema
 from kg.stores.sqlite.reads import chunked
 
@@ -124,17 +123,9 @@ def relink(c: sqlite3.Connection, concept_ids: Sequence[str], fn: Callable[[list
     where = " OR ".join("instr(CAST(node AS TEXT), ?) > 0" for _ in ids)
     updates = []
     for cid, pid, blob in c.execute(f"SELECT concept_id, paper_id, node FROM keyphrases WHERE {where}", ids):
-        node = schema.loads(blob)
-        links = sorted_set(node.get(LINKS))
-        if not any(i in link for link in links for i in ids):
-            continue
-        new = fn(links)
-        if new == links:
-            continue
-        changed = {k: v for k, v in node.items() if k != LINKS}
-        if new:
-            changed[LINKS] = new
-        updates.append((schema.dumps(changed), cid, pid))
+        changed = relinked_row(schema.loads(blob), ids, fn)
+        if changed is not None:
+            updates.append((schema.dumps(changed), cid, pid))
     c.executemany("UPDATE keyphrases SET node = ? WHERE concept_id = ? AND paper_id = ?", updates)
     if updates:
         c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
