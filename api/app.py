@@ -32,10 +32,10 @@ from api.health import HealthProbe
 from api.http_context import get_context
 from api.lanes import HEALTH, run_in
 from api.schema import build_schema
-from kg import deadline
-from kg.collector import collector_relaxed
-from kg.config import Settings, get_settings
-from kg.errors import KGError, StoreUnavailable
+from kg.core import deadline
+from kg.core.collector import collector_relaxed
+from kg.core.config import Settings, get_settings
+from kg.core.errors import KGError, StoreUnavailable
 from kg.read.service import ReadService
 from kg.stores.protocol import GraphStore, ReadStore
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from kg.config import Settings
-from kg.errors import ConfigError, KGError
+from kg.core.config import Settings
+from kg.core.errors import ConfigError, KGError
 from kg.stores.protocol import ReadStore
 
 
@@ -234,23 +234,23 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from api.curate_cli import curations_path
     from extractors.embedding import Embedder
-    from kg.curations import load as load_curations
-    from kg.extract_pool import default_jobs
-    from kg.ingest import Progress, ingest
-    from kg.nlp import load_nlp
-    from kg.pipeline import Pipeline
+    from kg.curation.decisions import load as load_curations
+    from kg.ingest.extract_pool import default_jobs
+    from kg.ingest.job import Progress, ingest
+    from kg.ingest.nlp import load_nlp
+    from kg.ingest.pipeline import Pipeline
     from kg.stores import write_size
 
     settings = _settings(args)
     if args.bulk:
         if settings.backend != "neo4j":
             raise ConfigError("--bulk needs --backend neo4j")
-        from kg.stores.neo4j.bulk import bulk_ingest
+        from kg.ingest.bulk import bulk_ingest
 
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
         from api.curate_cli import curations_path
-        from kg.curations import load as load_curations
+        from kg.curation.decisions import load as load_curations
 
         decisions = load_curations(curations_path(args, settings))
         jobs = settings.jobs or default_jobs()
@@ -305,8 +305,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 def cmd_embed(args: argparse.Namespace) -> int:
     from extractors.embedding import Embedder
-    from kg.embed_missing import embed_missing
-    from kg.extract_pool import default_jobs
+    from kg.ingest.embed_missing import embed_missing
+    from kg.ingest.extract_pool import default_jobs
 
     store = _open_store(_settings(args))
     try:
@@ -481,8 +481,8 @@ _SERVE_ENV = (
 
 def cmd_eval_concepts(args: argparse.Namespace) -> int:
     from api.concept_eval import run
-    from kg.eval_cli import quality_lines
-    from kg.evaluation import load_eval_papers
+    from kg.eval.cli import quality_lines
+    from kg.eval.evaluation import load_eval_papers
 
     for f in args.file:
         if not f.is_file():

@@ -1,7 +1,7 @@
 """Concepts scored as users see them: papers ingested into a real store, lists read through GraphQL.
 
-Why here and not in ``kg.evaluation``: the extractor's records are not what a reader gets. The
-store hides phrases one paper carries (:mod:`kg.provisional`), merges listings and ranks what it
+Why here and not in ``kg.eval.evaluation``: the extractor's records are not what a reader gets. The
+store hides phrases one paper carries (:mod:`kg.core.provisional`), merges listings and ranks what it
 shows, so the figure that counts is ``Paper.keyConcepts(first: 10)`` as the schema answers it,
 executed in-process on the real schema (what ``kg query`` runs) over a real SQLite store. The
 extractor-only figure (records before any store) stays beside it, labelled as such.
@@ -29,12 +29,12 @@ from typing import Any, TextIO
 
 from api.context import Context
 from api.schema import build_schema
-from kg.config import Settings
-from kg.evaluation import EvalPaper, EvalRow, Scores, score, yake_predict
-from kg.ids import fold
-from kg.models import PaperRecord, RawPaper
-from kg.nlp import Mode, load_nlp
-from kg.pipeline import Pipeline
+from kg.core.config import Settings
+from kg.core.ids import fold
+from kg.core.models import PaperRecord, RawPaper
+from kg.eval.evaluation import EvalPaper, EvalRow, Scores, score, yake_predict
+from kg.ingest.nlp import Mode, load_nlp
+from kg.ingest.pipeline import Pipeline
 from kg.read.service import ReadService
 from kg.stores.sqlite import SQLiteStore
 
@@ -230,7 +230,7 @@ def _row(name: str, scores: Scores, seconds: float, n: int) -> EvalRow:
 
 def record_lists(records: Sequence[PaperRecord]) -> list[list[str]]:
     """The extractor's top 10 per record (before any store; see :func:`kg.eval_cli.record_keyphrases`)."""
-    from kg.eval_cli import record_keyphrases
+    from kg.eval.cli import record_keyphrases
 
     return [record_keyphrases(r, TOP_K) for r in records]
 
@@ -244,7 +244,7 @@ def report(
     out: TextIO,
 ) -> None:
     """Print, per dev set, the table and each target with its figure per setting."""
-    from kg.evaluation import format_table
+    from kg.eval.evaluation import format_table
 
     for dev in devs:
         n = len(dev.papers)

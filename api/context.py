@@ -12,8 +12,8 @@ from typing import ParamSpec, TypeVar
 
 from api.lanes import HEAVY, run_in
 from api.loaders import Loaders, Lookup, call_store
-from kg.config import Settings
-from kg.models import Node
+from kg.core.config import Settings
+from kg.core.models import Node
 from kg.read.key_concepts import KeyConcept
 from kg.read.service import ReadService
 from kg.stores.protocol import ReadStore

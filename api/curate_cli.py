@@ -1,11 +1,11 @@
 """``kg curate``: record a correction of author identity or of a concept and apply it at once.
 
-Each verb appends one decision to the curations file (:mod:`kg.curations`; default
+Each verb appends one decision to the curations file (:mod:`kg.curation.decisions`; default
 ``curations.jsonl`` in the data dir, ``--curations PATH`` for another) and re-resolves the names
 it concerns from the store's slots with every recorded decision applied, so the store shows it
 immediately; ``kg ingest`` applies the same file to every later ingest, so the decision survives
 a rebuilt store. A concept verb rewrites the stored links of the concepts it names by the rule
-every ingest applies (:mod:`kg.concept_curate`). ``kg curate list`` prints the decisions.
+every ingest applies (:mod:`kg.curation.concept_apply`). ``kg curate list`` prints the decisions.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kg.author_ingest import Collected, prepare
-from kg.concept_curate import apply_now as apply_concept_now
-from kg.concept_curate import concepts, names_of
-from kg.concept_curations import CONCEPT_VERBS, HIDE, MERGE, PLACE
-from kg.config import Settings
-from kg.curations import FILE_NAME, Curation, CurationError, load, record
-from kg.ids import fold
-from kg.institutions import sync as sync_institutions
+from kg.authors.ingest import Collected, prepare
+from kg.authors.institutions import sync as sync_institutions
+from kg.core.config import Settings
+from kg.core.ids import fold
+from kg.curation.concept_apply import apply_now as apply_concept_now
+from kg.curation.concept_apply import concepts, names_of
+from kg.curation.concept_rewrite import CONCEPT_VERBS, HIDE, MERGE, PLACE
+from kg.curation.decisions import FILE_NAME, Curation, CurationError, load, record
 from kg.stores.protocol import GraphStore, ReadStore
 
 

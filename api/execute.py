@@ -9,8 +9,8 @@ from graphql import GraphQLError
 
 from api.context import Context
 from api.schema import build_schema
-from kg.config import Settings, get_settings
-from kg.errors import StoreUnavailable
+from kg.core.config import Settings, get_settings
+from kg.core.errors import StoreUnavailable
 from kg.read.service import ReadService
 from kg.stores.protocol import ReadStore
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from kg.errors import KGError
+from kg.core.errors import KGError
 
 PROBE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kg-probe")
 

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from strawberry.fastapi import BaseContext
 
 from api.context import Context
-from kg import deadline
+from kg.core import deadline
 
 
 class HTTPContext(Context, BaseContext):

@@ -3,7 +3,7 @@
 Why two lanes: a burst of expensive requests (whole-graph concept graphs, deep networks, text
 search over everything) must not make a cheap lookup or ``/healthz`` wait behind it. Heavy work
 queues in its own small pool; lookups keep theirs; the health check has a thread of its own.
-Each job runs in the request's context (its deadline, :mod:`kg.deadline`) and is not started at
+Each job runs in the request's context (its deadline, :mod:`kg.core.deadline`) and is not started at
 all when the request's deadline passed while it waited, so abandoned work does not pile up;
 once running, the SQLite store stops it at the deadline.
 
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
-from kg import deadline
+from kg.core import deadline
 
 P = ParamSpec("P")
 R = TypeVar("R")

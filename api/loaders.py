@@ -14,7 +14,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, cast
 from strawberry.dataloader import DataLoader
 
 from api.lanes import light, run_in
-from kg.models import Node, RelType
+from kg.core.models import Node, RelType
 from kg.stores.protocol import Direction, Edge, GraphStore
 
 P = ParamSpec("P")

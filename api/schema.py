@@ -68,9 +68,9 @@ from api.types import (
     paper_connection,
     search_hit,
 )
-from kg.config import Settings
-from kg.deadline import QueryTimeout
-from kg.errors import GraphStoreError, StoreUnavailable
+from kg.core.config import Settings
+from kg.core.deadline import QueryTimeout
+from kg.core.errors import GraphStoreError, StoreUnavailable
 from kg.read.service import InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
 
 log = logging.getLogger("paperkg.api")

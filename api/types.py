@@ -21,8 +21,8 @@ from strawberry.scalars import JSON
 from strawberry.types.nodes import SelectedField, Selection
 
 from api.context import Context
-from kg.ids import fold
-from kg.models import Node
+from kg.core.ids import fold
+from kg.core.models import Node
 from kg.read.institutions import Affiliation
 from kg.read.key_concepts import KeyConcept as DomainKeyConcept
 from kg.read.likeness import SharedConcept as DomainShared

@@ -53,7 +53,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.models import PaperRecord  # noqa: E402
+from kg.core.models import PaperRecord  # noqa: E402
 from kg.stores.protocol import GraphStore  # noqa: E402
 from kg.stores.sqlite import SQLiteStore  # noqa: E402
 
@@ -141,8 +141,8 @@ def corpus_records(data_dir: Path, papers: int, records: Path | None = None) -> 
     if records is not None:
         return cached_records(records, papers)
     from bench.neo4j_load import build_corpus
-    from kg.nlp import load_nlp
-    from kg.pipeline import Pipeline
+    from kg.ingest.nlp import load_nlp
+    from kg.ingest.pipeline import Pipeline
 
     raw, originals = build_corpus(data_dir, papers)
     pipeline = Pipeline(nlp=load_nlp())
@@ -195,7 +195,7 @@ def load_neo4j(
 ) -> None:
     from pydantic import SecretStr
 
-    from kg.config import Settings
+    from kg.core.config import Settings
     from kg.stores.neo4j.store import open_neo4j_store
 
     settings = Settings(

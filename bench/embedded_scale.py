@@ -69,7 +69,7 @@ def write_topup(paperlists: Path, n: int, out: Path, seed: int = 7) -> Path:
 
 def distinct_papers(sources: list[Path]) -> int:
     """Distinct paper ids the readers give for ``sources`` (no extraction)."""
-    from kg.ids import paper_id
+    from kg.core.ids import paper_id
     from kg.readers import iter_input_files, read_file
 
     ids: set[str] = set()

@@ -31,11 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.concept_quality import narrower_closure  # noqa: E402
-from kg.ids import concept_id  # noqa: E402
-from kg.models import PaperRecord  # noqa: E402
-from kg.nlp import load_nlp  # noqa: E402
-from kg.pipeline import Pipeline  # noqa: E402
+from kg.core.ids import concept_id  # noqa: E402
+from kg.core.models import PaperRecord  # noqa: E402
+from kg.eval.concept_quality import narrower_closure  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
+from kg.ingest.pipeline import Pipeline  # noqa: E402
 from kg.readers import read_file  # noqa: E402
 
 DEFAULT_DATA_DIR = ROOT.parent / "shared" / "data"

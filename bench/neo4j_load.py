@@ -51,11 +51,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import neo4j  # noqa: E402
 
-from kg.config import Settings  # noqa: E402
-from kg.extract_pool import Extractor, default_jobs  # noqa: E402
-from kg.models import PaperRecord, RawPaper  # noqa: E402
-from kg.nlp import load_nlp  # noqa: E402
-from kg.pipeline import Pipeline  # noqa: E402
+from kg.core.config import Settings  # noqa: E402
+from kg.core.models import PaperRecord, RawPaper  # noqa: E402
+from kg.ingest.extract_pool import Extractor, default_jobs  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
+from kg.ingest.pipeline import Pipeline  # noqa: E402
 from kg.readers import iter_input_files, read_file  # noqa: E402
 from kg.stores.neo4j import queries as q  # noqa: E402
 from kg.stores.neo4j.bulk import bulk_load, default_home, driver_for  # noqa: E402

@@ -23,7 +23,7 @@ from typing import Any
 
 import neo4j
 
-from kg.names import author_query_key, query_keys
+from kg.core.names import author_query_key, query_keys
 from kg.stores.neo4j.store import Neo4jStore
 from kg.stores.protocol import PaperQuery
 

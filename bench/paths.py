@@ -41,9 +41,9 @@ from typing import Any
 
 import networkx as nx
 
-from kg.models import UpsertSummary
-from kg.nlp import load_nlp
-from kg.pipeline import Pipeline
+from kg.core.models import UpsertSummary
+from kg.ingest.nlp import load_nlp
+from kg.ingest.pipeline import Pipeline
 from kg.read.service import ReadService
 from kg.readers import iter_input_files, read_file
 from kg.stores.sqlite import SQLiteStore

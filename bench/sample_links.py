@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from api.concept_eval import SchemaReader  # noqa: E402
-from kg.config import Settings  # noqa: E402
+from kg.core.config import Settings  # noqa: E402
 from kg.stores.sqlite.store import SQLiteStore  # noqa: E402
 
 CONCEPTS = """query($after: String) {

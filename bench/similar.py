@@ -41,9 +41,9 @@ import numpy as np
 
 from api.execute import execute_query
 from extractors.embedding import DIMENSIONS, Embedder, paper_text, quantize, to_blob
-from kg.config import Settings
-from kg.nlp import load_nlp
-from kg.pipeline import Pipeline
+from kg.core.config import Settings
+from kg.ingest.nlp import load_nlp
+from kg.ingest.pipeline import Pipeline
 from kg.readers import iter_input_files, read_file
 from kg.stores.nearest import Matrix
 from kg.stores.sqlite import SQLiteStore

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from api.execute import execute_query
-from kg.config import Settings
+from kg.core.config import Settings
 from kg.stores.sqlite import SQLiteStore
 
 

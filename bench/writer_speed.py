@@ -12,7 +12,7 @@ size (the B-tree misses and the commit cost grow with it). ``--code DIR`` runs t
 another checkout's ``kg`` (e.g. a detached worktree of main), and several ``--code`` alternate
 old and new in one session, so the shared machine's drift hits both alike; compare ratios.
 The child holds the spaCy pipeline loaded, as the ingest process does (its objects are what
-CPython's collector walks), and applies the collector settings ``kg.ingest`` applies
+CPython's collector walks), and applies the collector settings ``kg.ingest.job`` applies
 (``kg.collector.collector_relaxed``) when the code has them. ``--code DIR@N`` upserts N papers
 per transaction for that checkout (``kg ingest`` groups extracted batches: ``KG_WRITE_BATCH_SIZE``).
 ``--keep`` keeps each run's store for ``bench/sqlite_dump.py``.
@@ -81,7 +81,7 @@ def _checkpointed(db: Path) -> None:
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
     """One timed run in this process, with the ``kg`` found on ``sys.path`` (see ``--code``)."""
-    from kg.models import PaperRecord
+    from kg.core.models import PaperRecord
     from kg.stores.sqlite import SQLiteStore
 
     lines = _read_lines(args.records, args.base, args.papers)
@@ -92,13 +92,13 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     ]
     del records, lines
     if args.load_nlp:
-        from kg.nlp import load_nlp
-        from kg.pipeline import Pipeline
+        from kg.ingest.nlp import load_nlp
+        from kg.ingest.pipeline import Pipeline
 
         Pipeline(nlp=load_nlp())  # what the ingest process holds while it writes
-    import kg.collector
+    import kg.core.collector
 
-    tuned = getattr(kg.collector, "collector_relaxed", None)
+    tuned = getattr(kg.core.collector, "collector_relaxed", None)
     data_dir = args.work / f"run-{os.getpid()}"
     data_dir.mkdir(parents=True)
     shutil.copyfile(args.work / f"base-{args.base}" / DB_FILE, data_dir / DB_FILE)
@@ -145,7 +145,7 @@ def build_base(args: argparse.Namespace, code: Path) -> None:
         return
     print(f"building the base store of {args.base} records with {code} ...", flush=True)
     script = (
-        "import sys; from pathlib import Path; from kg.models import PaperRecord; "
+        "import sys; from pathlib import Path; from kg.core.models import PaperRecord; "
         "from kg.stores.sqlite import SQLiteStore\n"
         "path, n, out, batch = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])\n"
         "store = SQLiteStore(out)\nrecords = []\n"

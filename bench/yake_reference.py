@@ -1,4 +1,4 @@
-"""Reproduce the README's YAKE reference figures with kg.evaluation.
+"""Reproduce the README's YAKE reference figures with kg.eval.evaluation.
 
 Usage::
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kg.evaluation import format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
+from kg.eval.evaluation import format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

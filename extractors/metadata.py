@@ -18,10 +18,10 @@ Author identity (kg.authors.v1):
 from __future__ import annotations
 
 from extractors.registry import ExtractInput, Parts, register
-from kg.derived import COAUTHOR_PAIR_CAP, COAUTHOR_PAIRS_PROPERTY
-from kg.ids import author_node_id, split_nickname, topic_id, venue_id
-from kg.models import Node, Properties, Relationship
-from kg.topics import topic_path
+from kg.core.derived import COAUTHOR_PAIR_CAP, COAUTHOR_PAIRS_PROPERTY
+from kg.core.ids import author_node_id, split_nickname, topic_id, venue_id
+from kg.core.models import Node, Properties, Relationship
+from kg.core.topics import topic_path
 
 __all__ = ["extract_authors", "extract_topics", "extract_venue"]
 
@@ -72,7 +72,7 @@ def extract_authors(x: ExtractInput) -> Parts:
             props["externalIds"] = sorted(keys)
         parts.nodes.append(Node(id=aid, label="Author", properties=props))
         # The edge keeps the slot as printed, so a later ingest can re-resolve who it is
-        # (kg.author_ingest): the Author it points to may gather several people's spellings.
+        # (kg.authors.ingest): the Author it points to may gather several people's spellings.
         slot: Properties = {"position": position, **props}
         affiliations = p.author_affiliations[position - 1] if position <= len(p.author_affiliations) else ()
         if affiliations:

@@ -16,7 +16,7 @@ from typing import Any
 
 from spacy.tokens import Doc
 
-from kg.models import Node, Properties, RawPaper, Relationship
+from kg.core.models import Node, Properties, RawPaper, Relationship
 
 
 @dataclass

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import networkx as nx
 
-from kg.models import Relationship
+from kg.core.models import Relationship
 
 __all__ = [
     "BETWEENNESS_SAMPLES",
@@ -67,7 +67,7 @@ def build_projection(rels: Iterable[Relationship], weight_property: str = "paper
     Pairs stored once per direction-insensitive pair are merged (weights added) if a backend
     ever returns both directions.
 
-    >>> from kg.models import Relationship
+    >>> from kg.core.models import Relationship
     >>> g = build_projection([Relationship(type="COAUTHOR", start="a", end="b", properties={"papers": 2})])
     >>> g["a"]["b"]["weight"]
     2

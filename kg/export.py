@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 from xml.sax.saxutils import quoteattr
 
-from kg.models import Graph, Node, PropertyValue, Relationship
+from kg.core.models import Graph, Node, PropertyValue, Relationship
 
 
 @dataclass

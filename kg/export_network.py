@@ -19,7 +19,7 @@ from html import escape as html_escape
 from typing import Any, Literal, TextIO
 from xml.sax.saxutils import quoteattr
 
-from kg.models import Node
+from kg.core.models import Node
 from kg.stores.protocol import PairEdge, PairType, ReadStore
 
 NetworkName = Literal["coauthors", "concepts"]

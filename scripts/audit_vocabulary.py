@@ -36,8 +36,8 @@ from extractors.concepts.analysis import analyse  # noqa: E402
 from extractors.concepts.background import load_background  # noqa: E402
 from extractors.concepts.vocabulary import default_vocabulary, phrase_key  # noqa: E402
 from extractors.text import extraction_text, title_length  # noqa: E402
-from kg.evaluation import EvalPaper, is_present, load_eval_papers  # noqa: E402
-from kg.nlp import load_nlp  # noqa: E402
+from kg.eval.evaluation import EvalPaper, is_present, load_eval_papers  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
 
 DEV_FILES = (
     "iclr2018.jsonl",

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from extractors.concepts.key_cache import write_keys  # noqa: E402
 from extractors.concepts.vocabulary import DEFAULT_VOCABULARY  # noqa: E402
-from kg.nlp import load_nlp  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
 
 if __name__ == "__main__":
     print(write_keys(DEFAULT_VOCABULARY, load_nlp(mode="fast").tokenizer))

@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from extractors.concepts.normalize import token_key  # noqa: E402
 from extractors.concepts.specificity import DEFAULT_GENERAL_ENGLISH  # noqa: E402
+from kg.core.normalize import token_key  # noqa: E402
 
 TOP_WORDS = 200_000
 

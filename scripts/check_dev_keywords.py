@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spacy.tokenizer import Tokenizer  # noqa: E402
 
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary, phrase_key  # noqa: E402
-from kg.evaluation import load_eval_papers  # noqa: E402
-from kg.nlp import load_nlp  # noqa: E402
+from kg.eval.evaluation import load_eval_papers  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 DEV_SETS = (

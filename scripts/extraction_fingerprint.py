@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kg.evaluation import _records  # noqa: E402
-from kg.models import PaperRecord, RawPaper  # noqa: E402
-from kg.nlp import Mode, load_nlp  # noqa: E402
-from kg.pipeline import Pipeline  # noqa: E402
+from kg.core.models import PaperRecord, RawPaper  # noqa: E402
+from kg.eval.evaluation import _records  # noqa: E402
+from kg.ingest.nlp import Mode, load_nlp  # noqa: E402
+from kg.ingest.pipeline import Pipeline  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 DEV_FILES = (

@@ -42,7 +42,7 @@ from extractors.concepts.completeness import incomplete  # noqa: E402
 from extractors.concepts.fragment_model import DEFAULT_FRAGMENT_MODEL, features  # noqa: E402
 from extractors.concepts.vocabulary import default_vocabulary  # noqa: E402
 from extractors.text import extraction_parts  # noqa: E402
-from kg.nlp import load_nlp  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
 
 FILES = (
     "paperlists/icml/icml2019.json",

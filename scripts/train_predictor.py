@@ -61,9 +61,9 @@ from extractors.concepts.predicted import (  # noqa: E402
 )
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary, phrase_key  # noqa: E402
 from extractors.text import extraction_parts  # noqa: E402
-from kg.evaluation import EvalPaper, load_eval_papers, score  # noqa: E402
-from kg.models import PaperRecord, Properties, RawPaper  # noqa: E402
-from kg.nlp import load_nlp  # noqa: E402
+from kg.core.models import PaperRecord, Properties, RawPaper  # noqa: E402
+from kg.eval.evaluation import EvalPaper, load_eval_papers, score  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
 from kg.read.key_concepts import KeyConcept, key_concept, rank_key  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -258,7 +258,7 @@ def save(model: ConceptPredictor, path: Path) -> None:
 
 def text_records(papers: list[EvalPaper]) -> list[PaperRecord]:
     """The extractor's records of ``papers`` (fast mode) with the predictor off."""
-    from kg.pipeline import Pipeline
+    from kg.ingest.pipeline import Pipeline
 
     pipeline = Pipeline(nlp=load_nlp(mode="fast"), mode="fast", context={"predictor": None})
     raws = [

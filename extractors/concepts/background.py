@@ -26,7 +26,7 @@ from pathlib import Path
 
 from extractors.concepts.specificity import DEFAULT_GENERAL_ENGLISH, keyword_affinity, load_general_english
 from extractors.concepts.tokens import Lexicon
-from kg.errors import ExtractionError
+from kg.core.errors import ExtractionError
 
 __all__ = ["DEFAULT_BACKGROUND", "FUNCTION_WORDS", "Background", "load_background"]
 

@@ -3,7 +3,7 @@ fragment rule).
 
 Why one module: accurate mode has spaCy's parse and uses this rule to keep phrases cut out of
 longer ones ("benchmarking large language", "[Monte] Carlo sampling") out of a paper's top 10,
-and :mod:`kg.concept_quality` measures the fragment rate of both modes with the same rule, so
+and :mod:`kg.eval.concept_quality` measures the fragment rate of both modes with the same rule, so
 the figure and the extractor cannot drift apart. Fast mode has no parse; its word-class
 chunker (:mod:`extractors.concepts.candidates`) approximates the rule.
 """

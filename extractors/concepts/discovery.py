@@ -19,7 +19,6 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from extractors.concepts.normalize import acronym_key, is_name_like
 from extractors.concepts.tokens import (
     ALPHA,
     CAPS,
@@ -33,6 +32,7 @@ from extractors.concepts.tokens import (
     TRIGGER,
     TokenStream,
 )
+from kg.core.normalize import acronym_key, is_name_like
 
 __all__ = [
     "Acronym",

@@ -21,8 +21,8 @@ from extractors.concepts.predicted import SCORE_SCALE, doc_terms, predicted_ment
 from extractors.concepts.vocabulary import SKIP_TOKENS, Vocabulary, token_key
 from extractors.registry import ExtractInput, Parts, register
 from extractors.text import MATH_PLACEHOLDER, math_snippets, restore_math, sentence_spans, title_length
-from kg.merge import DISCOVERED, normalize_properties
-from kg.models import Node, Properties, Relationship, trusted_node, trusted_relationship
+from kg.core.merge import DISCOVERED, normalize_properties
+from kg.core.models import Node, Properties, Relationship, trusted_node, trusted_relationship
 
 MAX_EVIDENCE = 2
 MAX_EVIDENCE_CHARS = 400

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from extractors.concepts.completeness import read_spans
 from extractors.concepts.tokens import TokenStream
-from kg.errors import ExtractionError
+from kg.core.errors import ExtractionError
 
 __all__ = ["DEFAULT_FRAGMENT_MODEL", "FragmentModel", "features", "load_fragment_model"]
 

@@ -35,10 +35,10 @@ import numpy as np
 import numpy.typing as npt
 from spacy.tokens import Doc
 
-from extractors.concepts.normalize import token_key
 from extractors.concepts.vocabulary import SKIP_TOKENS
 from extractors.text import MATH_PLACEHOLDER
-from kg.errors import ExtractionError
+from kg.core.errors import ExtractionError
+from kg.core.normalize import token_key
 
 __all__ = [
     "DEFAULT_PREDICTOR",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from extractors.concepts.background import Background
 from extractors.concepts.filler import is_generic_key
-from kg.errors import ExtractionError
+from kg.core.errors import ExtractionError
 
 if TYPE_CHECKING:
     from extractors.concepts.analysis import Analysis, Candidate

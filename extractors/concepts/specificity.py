@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from kg.errors import ExtractionError
+from kg.core.errors import ExtractionError
 
 __all__ = [
     "COMMON_ACADEMIC_SHARE",

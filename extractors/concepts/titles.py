@@ -10,7 +10,7 @@ Preference order:
    proposes X": "Equilibrium finding in polymatrix games under differential privacy constraints";
 4. the two best-ranked concepts: "Averaging complexity and approximate symmetry".
 
-The merge rule in :mod:`kg.merge` keeps a listing title over a derived one.
+The merge rule in :mod:`kg.core.merge` keeps a listing title over a derived one.
 """
 
 from __future__ import annotations

@@ -32,8 +32,8 @@ from typing import cast
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 
-from extractors.concepts.normalize import is_name_like, token_key
 from extractors.text import MATH_PLACEHOLDER
+from kg.core.normalize import is_name_like, token_key
 
 __all__ = [
     "BREAK_CLASSES",

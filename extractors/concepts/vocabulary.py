@@ -18,12 +18,12 @@ from typing import Any
 from spacy.tokenizer import Tokenizer
 
 from extractors.concepts import key_cache
-from extractors.concepts.normalize import token_key
 from extractors.concepts.tokens import HYPHENS, Lexicon, TokenStream, positions, stream_from_doc
-from kg.collector import collector_paused
-from kg.errors import ExtractionError
-from kg.ids import concept_id
-from kg.models import CONCEPT_KINDS, ConceptKind, Node, Relationship
+from kg.core.collector import collector_paused
+from kg.core.errors import ExtractionError
+from kg.core.ids import concept_id
+from kg.core.models import CONCEPT_KINDS, ConceptKind, Node, Relationship
+from kg.core.normalize import token_key
 
 __all__ = [
     "DEFAULT_VOCABULARY",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kg.errors import KGError
+from kg.core.errors import KGError
 
 
 class ServiceError(KGError):

@@ -1,7 +1,7 @@
 """Institution reads: find one by name, its authors and papers, an author's institutions.
 
 Why on the generic store reads (``get_nodes``, ``neighbors_many``) and not new store queries:
-the institution graph is small (:mod:`kg.institutions`), and each ``AFFILIATED_WITH`` holds the
+the institution graph is small (:mod:`kg.authors.institutions`), and each ``AFFILIATED_WITH`` holds the
 ``papers`` and ``years`` of its slots, so every answer here is one or two id look-ups that both
 stores already serve identically.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kg.ids import fold
-from kg.institutions import PREFIX, clean_domain, name_key
-from kg.models import Node, Relationship
+from kg.authors.institutions import PREFIX, clean_domain, name_key
+from kg.core.ids import fold
+from kg.core.models import Node, Relationship
 from kg.stores.protocol import ReadStore
 
 

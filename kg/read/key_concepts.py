@@ -1,7 +1,7 @@
 """A paper's key concepts: its ``MENTIONS`` and its paper-only phrases as one ranked list.
 
 Why one list: the store keeps a phrase only one paper carries as a keyphrase row, not a node
-(:mod:`kg.provisional`), and ``Paper.concepts`` lists nodes only, so a reader saw about 8.7
+(:mod:`kg.core.provisional`), and ``Paper.concepts`` lists nodes only, so a reader saw about 8.7
 fewer concepts per paper than the extractor kept ("Tor network", "ASCII art" were invisible).
 Here both kinds meet, each with its canonical name, the paper's wording, its score and where it
 came from, and the order is decided once, in Python, so both stores list them alike.
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from kg.ids import fold
-from kg.models import Node, Properties
+from kg.core.ids import fold
+from kg.core.models import Node, Properties
 from kg.stores.protocol import Edge, KeyphraseRow
 
 Source = Literal["VOCABULARY", "DISCOVERED", "PREDICTED"]
@@ -59,7 +59,7 @@ def source_of(concept: Properties, mention: Properties) -> Source:
     another), else the concept's ``source`` (``vocabulary``, or discovered in the text).
 
     Why not a ``source`` on the mention: the merge rules read ``source`` as the curated flag of
-    a named node and drop it from a map without a name (:mod:`kg.merge`).
+    a named node and drop it from a map without a name (:mod:`kg.core.merge`).
 
     >>> source_of({"source": "vocabulary"}, {}), source_of({"source": "vocabulary"}, {"predicted": True})
     ('VOCABULARY', 'PREDICTED')

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from extractors.embedding import from_blob
-from kg.ids import fold
-from kg.models import Node
+from kg.core.ids import fold
+from kg.core.models import Node
 from kg.read.key_concepts import KeyConcept
 
 # Shared concepts listed per hit: the explanation, not the whole overlap.

@@ -1,6 +1,6 @@
 """Names to nodes: concepts by name, alias, plural, acronym or head noun; authors; venues; topics.
 
-Each lookup is a key query in the store (:mod:`kg.names` keys are written with the nodes), so
+Each lookup is a key query in the store (:mod:`kg.core.names` keys are written with the nodes), so
 resolving a name costs the same at 100 papers and at 100,000. Venues and topics are few; their
 small tables are read whole and cached per store version by the service.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from kg.ids import author_id, fold
-from kg.models import Node
-from kg.names import author_query_key, query_keys, query_loose_key, words
+from kg.core.ids import author_id, fold
+from kg.core.models import Node
+from kg.core.names import author_query_key, query_keys, query_loose_key, words
+from kg.core.topics import topic_path
 from kg.read.errors import UnknownName
 from kg.stores.protocol import ReadStore
-from kg.topics import topic_path
 
 # The head-noun rule looks at this many concepts ending in the asked-for words.
 HEAD_NOUN_CANDIDATES = 200

@@ -21,9 +21,10 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from kg.ids import fold
-from kg.models import Node, StoreCounts
-from kg.names import query_loose_key
+from kg.core.ids import fold
+from kg.core.models import Node, StoreCounts
+from kg.core.names import query_loose_key
+from kg.core.text_index import search_terms
 from kg.read import institutions, likeness, networks, resolve, trends
 from kg.read.cache import VersionedCache
 from kg.read.errors import InvalidArgument, ServiceError, UnknownName
@@ -41,7 +42,6 @@ from kg.stores.protocol import (
     SearchHit,
     YearCount,
 )
-from kg.text_index import search_terms
 
 __all__ = [
     "MAX_DEPTH",
@@ -218,7 +218,7 @@ class ReadService:
             node = self.resolve_concept(where.concept)
             if node is not None:
                 concepts = self.closure(node.id)
-            else:  # a phrase no node stands for yet: the papers that hold it (kg.provisional)
+            else:  # a phrase no node stands for yet: the papers that hold it (kg.core.provisional)
                 phrases = self.phrase_ids(where.concept)
                 if not phrases:
                     self.require_concept(where.concept)  # raises, with suggestions
@@ -583,7 +583,7 @@ class ReadService:
     ) -> NetworkView:
         """Co-occurrence around one concept, or the strongest part of the whole concept graph;
         with ``years`` (inclusive, around a concept only) only the papers of those years make
-        ties, counted in the store by the rule the stored ties follow (kg.derived)."""
+        ties, counted in the store by the rule the stored ties follow (kg.core.derived)."""
         networks.check_graph_args(depth, max_nodes, min_weight)
         networks.check_years(years)
         if years is not None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.models import RawPaper
+from kg.core.models import RawPaper
 from kg.readers.decode import decode
 from kg.readers.jsonscan import looks_like_jsonl
 from kg.readers.limits import over

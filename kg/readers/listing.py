@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise as pairs
 
-from kg.models import RawPaper
+from kg.core.models import RawPaper
 from kg.readers.fields import (
     is_search_header,
     is_topic_line,

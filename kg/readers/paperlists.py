@@ -205,7 +205,7 @@ def affiliation_keys(text: str) -> tuple[str, ...]:
     >>> affiliation_keys("")
     ()
     """
-    from kg.ids import fold
+    from kg.core.ids import fold
 
     out = {_AFF_PUNCT.sub(" ", fold(part)).strip() for part in text.split("+")}
     return tuple(sorted(k for k in out if len(k) >= 3))
@@ -225,7 +225,7 @@ def author_institutions(record: Mapping[str, Any], count: int) -> list[tuple[str
     """Per author slot, its institution entries (:func:`kg.institutions.slot_entries`) from
     ``aff`` and ``aff_domain``; ``[]`` when ``aff`` does not align with the authors (as
     :func:`author_affiliations`). An ``aff_domain`` that does not align is ignored."""
-    from kg.institutions import slot_entries
+    from kg.authors.institutions import slot_entries
 
     values = split_slots(record.get("aff"))
     if values is None or len(values) != count or not any(values):

@@ -9,7 +9,7 @@ from typing import Literal
 # ``repaired``: the record was kept after a documented fix, e.g. undecodable bytes replaced or
 # control characters stripped; reported so nothing changes silently, but not a skip.
 # ``note``: nothing was changed or left out, but the user should know (two records of one
-# paper that disagree on its title, year or venue: kg.conflicts).
+# paper that disagree on its title, year or venue: kg.ingest.conflicts).
 Severity = Literal["skipped", "repaired", "note"]
 
 

@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from kg.models import RawPaper
+from kg.core.models import RawPaper
+from kg.core.topics import topic_path
 from kg.readers.fields import parse_venue, split_authors
 from kg.readers.jsonscan import DECODER, RECORD_LIST_KEYS, iter_json, iter_jsonl
 from kg.readers.limits import (
@@ -45,7 +46,6 @@ from kg.readers.values import (
     is_junk,
     without_lone_surrogates,
 )
-from kg.topics import topic_path
 
 __all__ = ["FIELD_NAMES", "RECORD_LIST_KEYS", "read_csv", "read_json", "read_jsonl", "record_to_paper"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kg.config import Settings
+from kg.core.config import Settings
 from kg.stores.protocol import ReadStore
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
-from kg.models import (
+from kg.core.models import (
     Graph,
     Label,
     Node,
@@ -83,7 +83,7 @@ class SearchHit(NamedTuple):
 
 
 class KeyphraseRow(NamedTuple):
-    """A paper's phrase kept off the graph (:mod:`kg.provisional`): the concept id it would have,
+    """A paper's phrase kept off the graph (:mod:`kg.core.provisional`): the concept id it would have,
     the concept's properties and the paper's ``MENTIONS`` properties, as the record gave them."""
 
     concept: str
@@ -218,7 +218,7 @@ class GraphStore(Protocol):
     def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:
         """Merge papers with their nodes and relationships; derived COAUTHOR/CO_OCCURS follow.
 
-        Existing properties are kept unless the record gives a non-null value (``kg.merge``).
+        Existing properties are kept unless the record gives a non-null value (``kg.core.merge``).
         The batch is one transaction: on error nothing of it is visible; the store version is
         bumped in the same transaction when anything changed.
         """
@@ -308,7 +308,7 @@ class GraphStore(Protocol):
 
     def author_slots(self, name_keys: Sequence[str]) -> list[StoredSlot]:
         """Every ``AUTHORED`` slot of the Authors any of these folded names (:func:`kg.ids.fold`)
-        finds, sorted by (author, paper): what :mod:`kg.author_ingest` re-resolves."""
+        finds, sorted by (author, paper): what :mod:`kg.authors.ingest` re-resolves."""
         ...
 
     def reassign_authors(self, moves: Sequence[AuthorMove], nodes: dict[str, Properties]) -> None:
@@ -323,19 +323,19 @@ class GraphStore(Protocol):
         ``(start, type, end)`` links (``MENTIONS``, ``INTRODUCES``, ``BROADER``; others are
         ignored), leaving every derived value (paper counts, ``CO_OCCURS`` pairs from each
         touched paper's top concepts, name keys, full-text rows) as an ingest of the remaining
-        graph would. What ``kg curate`` concept verbs change at once (:mod:`kg.concept_curate`);
+        graph would. What ``kg curate`` concept verbs change at once (:mod:`kg.curation.concept_apply`);
         a missing id or link is skipped, and a no-op changes nothing."""
         ...
 
     def relink_keyphrases(self, concept_ids: Sequence[str], relink: Callable[[list[str]], list[str]]) -> None:
-        """One transaction: each keyphrase row (:mod:`kg.provisional`) whose kept links name any
+        """One transaction: each keyphrase row (:mod:`kg.core.provisional`) whose kept links name any
         of these concepts gets its links replaced by ``relink(links)`` (link texts, sorted), so a
-        later promotion writes the links a fresh ingest would have kept (:mod:`kg.concept_curate`)."""
+        later promotion writes the links a fresh ingest would have kept (:mod:`kg.curation.concept_apply`)."""
         ...
 
     def affiliation_rows(self) -> list[tuple[str, str, object, object]]:
         """``(author, paper, paper year, institutions)`` of every ``AUTHORED`` edge that holds
-        ``institutions`` entries (:mod:`kg.institutions`), sorted by (author, paper)."""
+        ``institutions`` entries (:mod:`kg.authors.institutions`), sorted by (author, paper)."""
         ...
 
     def replace_institutions(self, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
@@ -354,7 +354,7 @@ class ReadStore(GraphStore, Protocol):
 
     # -- names ---------------------------------------------------------------------------------
     def concepts_by_keys(self, keys: Sequence[str]) -> list[str | None]:
-        """For each :mod:`kg.names` key (in key order), the concept it names, or ``None``.
+        """For each :mod:`kg.core.names` key (in key order), the concept it names, or ``None``.
 
         When several concepts share a key, curated (``source: vocabulary``) beats discovered, a
         name beats an alias, then the smallest id wins.

@@ -25,8 +25,8 @@ import uvicorn
 from fastapi import FastAPI
 
 from api.app import create_app
-from kg.config import Settings
-from kg.errors import StoreUnavailable
+from kg.core.config import Settings
+from kg.core.errors import StoreUnavailable
 from kg.stores.protocol import GraphStore, ReadStore
 
 # The first request on a cold Neo4j also builds the service's indexes: give it time in tests

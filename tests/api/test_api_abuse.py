@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from api.app import create_app
-from kg.config import Settings
+from kg.core.config import Settings
 
 SLOW = '{ search(text: "bandits regret", first: 20) { score } }'
 
@@ -177,7 +177,7 @@ def test_unknown_names_do_not_grow_memory(seeded_store: Any, serve_app: Any) -> 
 
 
 def test_unsupported_neo4j_uri_scheme_is_a_clear_error() -> None:
-    from kg.errors import ConfigError
+    from kg.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="unsupported Neo4j URI scheme 'http'"):
         Settings(backend="neo4j", neo4j_uri="http://127.0.0.1:7474")

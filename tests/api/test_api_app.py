@@ -13,7 +13,7 @@ import pytest
 from api.app import ResponseCacheMiddleware, create_app
 from api.execute import execute_query
 from api.schema import print_sdl
-from kg.config import Settings
+from kg.core.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 GQL = Callable[..., dict[str, Any]]

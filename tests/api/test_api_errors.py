@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from api.app import create_app
-from kg.config import Settings
+from kg.core.config import Settings
 
 GQL = Callable[..., dict[str, Any]]
 

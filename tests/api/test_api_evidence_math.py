@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 
 from api.app import create_app
-from kg.config import Settings
-from kg.models import RawPaper
-from kg.pipeline import Pipeline
+from kg.core.config import Settings
+from kg.core.models import RawPaper
+from kg.ingest.pipeline import Pipeline
 
 SENTENCES = [
     "We study contextual bandits with $K$ arms and a horizon $T$.",

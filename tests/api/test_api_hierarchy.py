@@ -7,8 +7,8 @@ from typing import Any
 import httpx
 
 from api.app import create_app
-from kg.config import Settings
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.config import Settings
+from kg.core.models import Node, PaperRecord, Relationship
 
 
 def concept(cid: str, name: str, aliases: list[str] | None = None) -> Node:

@@ -1,7 +1,7 @@
 """Institutions over HTTP, on each backend: ``institution(name:)`` with its authors and papers,
 ``papers(where: {institution})`` and ``Author.institutions``.
 
-The store is ingested here (institutions are derived by the ingest, :mod:`kg.institutions`)
+The store is ingested here (institutions are derived by the ingest, :mod:`kg.authors.institutions`)
 from two small paperlists listings: Carnegie Mellon printed as "Carnegie Mellon University" and
 "CMU" with the domain ``cmu.edu``, and ETH Zurich without a domain.
 """
@@ -17,9 +17,9 @@ import httpx
 import pytest
 
 from api.app import create_app
-from kg.config import Settings
-from kg.ingest import ingest
-from kg.pipeline import Pipeline
+from kg.core.config import Settings
+from kg.ingest.job import ingest
+from kg.ingest.pipeline import Pipeline
 from kg.stores.protocol import GraphStore, ReadStore
 
 

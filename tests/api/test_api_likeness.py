@@ -20,9 +20,9 @@ import pytest
 
 from api.app import create_app
 from extractors.embedding import Embedder, from_blob, paper_text
-from kg.config import Settings
-from kg.models import PaperRecord
-from kg.pipeline import Pipeline
+from kg.core.config import Settings
+from kg.core.models import PaperRecord
+from kg.ingest.pipeline import Pipeline
 from kg.readers import read_file
 
 DATA = Path(__file__).parents[1] / "data" / "iclr2018.jsonl"

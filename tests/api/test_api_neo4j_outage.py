@@ -20,7 +20,7 @@ import pytest
 from pydantic import SecretStr
 
 from api.app import create_app
-from kg.config import Settings
+from kg.core.config import Settings
 from tests.conftest import neo4j_uri
 
 pytestmark = pytest.mark.neo4j

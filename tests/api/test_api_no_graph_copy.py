@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.models import Node, PaperRecord, Relationship
 from tests.conftest import ROOT, neo4j_uri
 
 PROBE = """

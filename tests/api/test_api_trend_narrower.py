@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 
 from api.app import create_app
-from kg.config import Settings
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.config import Settings
+from kg.core.models import Node, PaperRecord, Relationship
 
 
 def concept(slug: str, name: str) -> Node:

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from api.app import create_app
-from kg.config import Settings
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.config import Settings
+from kg.core.models import Node, PaperRecord, Relationship
 
 YEARS = (2021, 2022, 2023)
 PER_YEAR = 20

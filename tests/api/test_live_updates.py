@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 
 from api.app import create_app
-from kg.config import Settings
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.config import Settings
+from kg.core.models import Node, PaperRecord, Relationship
 from kg.stores.sqlite import SQLiteStore
 from tests.api.test_serve_workers import EXAMPLES, ROOT, free_port
 

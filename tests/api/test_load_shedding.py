@@ -17,8 +17,8 @@ import pytest
 
 from api.admission import OVERLOADED
 from api.app import admission_wait, create_app
-from kg.config import Settings
-from kg.errors import ConfigError
+from kg.core.config import Settings
+from kg.core.errors import ConfigError
 
 TIMEOUT_S = 10.0
 SEARCH_S = 1.0  # each store search call; a search request makes one or two

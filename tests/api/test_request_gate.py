@@ -31,7 +31,7 @@ from starlette.routing import Mount
 from api.app import create_app
 from api.execute import execute_query
 from api.guard import MAX_TOKENS
-from kg.config import Settings
+from kg.core.config import Settings
 from kg.stores.sqlite import SQLiteStore
 
 ANSWER_S = 5.0  # a refusal is milliseconds; a document that got through takes minutes

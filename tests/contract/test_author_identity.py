@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from kg.author_resolution import Slot, resolve
-from kg.ingest import ingest
-from kg.models import Graph
-from kg.pipeline import Pipeline
+from kg.authors.resolution import Slot, resolve
+from kg.core.models import Graph
+from kg.ingest.job import ingest
+from kg.ingest.pipeline import Pipeline
 from kg.stores.protocol import GraphStore, ReadStore
 from tests.paperlists_listings import paperlists_record, write_listings
 
@@ -221,7 +221,7 @@ def test_api_shows_people_namesakes_ids_and_evidence(
     import httpx
 
     from api.app import create_app
-    from kg.config import Settings
+    from kg.core.config import Settings
     from tests.api.conftest import post, serve
 
     ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
@@ -265,7 +265,7 @@ def test_curations_apply_at_once_and_survive_a_rebuild_in_another_order(
     store: GraphStore, pipeline: Pipeline, tmp_path: Path
 ) -> None:
     from api.curate_cli import apply_now
-    from kg.curations import Curation, load, record, split_id
+    from kg.curation.decisions import Curation, load, record, split_id
 
     paths = write_listings(tmp_path / "in", LISTINGS)
     ingest(paths, store, pipeline, jobs=1)
@@ -363,7 +363,7 @@ def test_author_search_rows_carry_what_tells_people_apart(
     import httpx
 
     from api.app import create_app
-    from kg.config import Settings
+    from kg.core.config import Settings
     from tests.api.conftest import post, serve
 
     ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)

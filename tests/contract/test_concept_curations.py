@@ -17,11 +17,11 @@ import pytest
 
 from api.app import create_app
 from api.cli import main
-from kg.config import Settings
-from kg.curations import load
-from kg.ingest import ingest
-from kg.models import Graph
-from kg.pipeline import Pipeline
+from kg.core.config import Settings
+from kg.core.models import Graph
+from kg.curation.decisions import load
+from kg.ingest.job import ingest
+from kg.ingest.pipeline import Pipeline
 from kg.stores.protocol import ReadStore
 from tests.api.conftest import post, serve
 from tests.conftest import neo4j_uri
@@ -207,9 +207,9 @@ def test_bulk_records_apply_the_curations_as_the_ingest_does(
     """``kg ingest --bulk`` loads the record stream :func:`records_from_files` yields: with the
     curations file it must be the records the transactional ingest writes, so both loads give the
     same graph (the importer itself is checked against the ingest in test_neo4j_bulk.py)."""
-    from kg.concept_curations import apply_record, plan
-    from kg.curations import Curation
-    from kg.stores.neo4j.bulk import records_from_files
+    from kg.curation.concept_rewrite import apply_record, plan
+    from kg.curation.decisions import Curation
+    from kg.ingest.bulk import records_from_files
 
     paths = _write(tmp_path / "in")
     ingest(paths, store, pipeline, jobs=1)

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from kg.ingest import ingest
-from kg.institutions import build, slots_from_rows
-from kg.models import Graph
-from kg.pipeline import Pipeline
+from kg.authors.institutions import build, slots_from_rows
+from kg.core.models import Graph
+from kg.ingest.job import ingest
+from kg.ingest.pipeline import Pipeline
 from kg.stores.protocol import GraphStore
 from tests.paperlists_listings import paperlists_record, write_listings
 

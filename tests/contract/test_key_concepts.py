@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kg.models import Node, PaperRecord, Relationship
-from kg.provisional import earns_node, first_sentence
+from kg.core.models import Node, PaperRecord, Relationship
+from kg.core.provisional import earns_node, first_sentence
 from kg.read.service import PaperFilter, ReadService
 from kg.stores.protocol import PaperQuery, ReadStore
 

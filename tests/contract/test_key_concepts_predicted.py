@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from kg.models import PaperRecord, RawPaper
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord, RawPaper
+from kg.ingest.pipeline import Pipeline
 from kg.read.key_concepts import KeyConcept
 from kg.read.service import ReadService
 from kg.stores.protocol import ReadStore

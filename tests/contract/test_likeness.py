@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from extractors.embedding import DIMENSIONS, Embedder, from_blob
-from kg.models import PaperRecord
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord
+from kg.ingest.pipeline import Pipeline
 from kg.readers import read_file
 
 DATA = Path(__file__).parents[1] / "data" / "iclr2018.jsonl"

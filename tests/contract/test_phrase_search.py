@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kg.models import Node, PaperRecord
+from kg.core.models import Node, PaperRecord
 from kg.read.service import ReadService
 from kg.stores.protocol import PaperQuery
 

@@ -15,8 +15,8 @@ from typing import Any, cast
 
 import pytest
 
-from kg.models import Node, PaperRecord, Relationship
-from kg.names import author_query_key, query_keys
+from kg.core.models import Node, PaperRecord, Relationship
+from kg.core.names import author_query_key, query_keys
 from kg.stores.protocol import NodeRow, PairEdge, PaperQuery, ReadStore, Weighted, YearCount
 
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from kg.ingest import ingest
-from kg.models import Graph, PaperRecord
-from kg.pipeline import Pipeline
+from kg.core.models import Graph, PaperRecord
+from kg.ingest.job import ingest
+from kg.ingest.pipeline import Pipeline
 from kg.readers import read_file
 from kg.stores.protocol import GraphStore
 from tests.conftest import TEST_DATA

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.models import Node, PaperRecord, Relationship
 from kg.read.service import ReadService
 from kg.stores.protocol import PaperQuery, ReadStore
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from extractors.embedding import Embedder, from_blob
-from kg.models import PaperRecord
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord
+from kg.ingest.pipeline import Pipeline
 from kg.read.service import ReadService
 from kg.readers import read_file
 

@@ -1,7 +1,7 @@
 """The ``GraphStore`` contract, run once per backend through the parametrised ``store`` fixture.
 
-Each test states a promise of :class:`kg.stores.protocol.GraphStore` (or of the rules in :mod:`kg.merge`
-and :mod:`kg.derived` that every backend follows) and checks it from the outside: what an
+Each test states a promise of :class:`kg.stores.protocol.GraphStore` (or of the rules in :mod:`kg.core.merge`
+and :mod:`kg.core.derived` that every backend follows) and checks it from the outside: what an
 upsert reports and what the reads return afterwards.
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from kg.derived import CO_OCCURS_TOP_K
-from kg.errors import GraphStoreError
-from kg.ids import fold
-from kg.models import LABELS, REL_TYPES, Node, PaperRecord, Properties, Relationship
-from kg.provisional import earns_node
+from kg.core.derived import CO_OCCURS_TOP_K
+from kg.core.errors import GraphStoreError
+from kg.core.ids import fold
+from kg.core.models import LABELS, REL_TYPES, Node, PaperRecord, Properties, Relationship
+from kg.core.provisional import earns_node
 from kg.stores.protocol import GraphStore
 
 SEED_NODES = {"Paper": 58, "Venue": 2, "Author": 108, "Topic": 19}
@@ -148,7 +148,7 @@ def test_listing_title_replaces_a_derived_one_within_one_batch(store: GraphStore
     (node,) = store.get_nodes(["paper:p"])
     assert node is not None
     assert (node.properties["title"], node.properties["titleSource"]) == ("Bandits", "LISTING")
-    assert node.properties["sources"] == ["a:1", "b:1"]  # union lists are sorted sets (kg.merge)
+    assert node.properties["sources"] == ["a:1", "b:1"]  # union lists are sorted sets (kg.core.merge)
 
 
 def test_a_change_to_a_shared_node_counts_as_an_update(store: GraphStore) -> None:
@@ -159,7 +159,7 @@ def test_a_change_to_a_shared_node_counts_as_an_update(store: GraphStore) -> Non
     # the first record renames Ada; for the second the name is already "Ada L."
     assert (summary.added, summary.updated, summary.unchanged) == (0, 1, 1)
     # spellings are ranked, not "newest wins": "Ada" is kept as the name, "Ada L." as an alias,
-    # and upserting "Ada" again changes nothing (kg.merge)
+    # and upserting "Ada" again changes nothing (kg.core.merge)
     summary = store.upsert([record(paper("q"), [a])])
     node = store.get_nodes([a.id])[0]
     assert node is not None and summary.unchanged == 1
@@ -345,9 +345,9 @@ def score(mention: Relationship) -> float:
 
 
 def expected_pairs(records: list[PaperRecord]) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]]]:
-    """COAUTHOR and CO_OCCURS weights straight from the rules in kg/derived.py (unique papers).
+    """COAUTHOR and CO_OCCURS weights straight from the rules in kg/core/derived.py (unique papers).
 
-    Only concepts that are nodes count: a provisional one (kg/provisional.py) carried by a
+    Only concepts that are nodes count: a provisional one (kg/core/provisional.py) carried by a
     single paper is not, unless its paper names it in the title or first sentence and is about
     it (``earns_node``), and so takes no place in that paper's top set.
     """

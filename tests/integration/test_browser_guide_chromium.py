@@ -22,8 +22,8 @@ from urllib.parse import urlparse
 import neo4j
 import pytest
 
-from kg.browser_guide import generate, read_picks
-from kg.models import PaperRecord
+from kg.browser.guide import generate, read_picks
+from kg.core.models import PaperRecord
 from kg.stores.neo4j.store import Neo4jStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,9 +15,9 @@ from typing import Any
 import neo4j
 import pytest
 
-from kg.browser_guide import generate, guide_blocks, read_picks
-from kg.browser_queries import DocumentedQuery, load_queries
-from kg.models import PaperRecord
+from kg.browser.guide import generate, guide_blocks, read_picks
+from kg.browser.queries import DocumentedQuery, load_queries
+from kg.core.models import PaperRecord
 from kg.read.service import ReadService
 from kg.stores.neo4j.store import Neo4jStore
 

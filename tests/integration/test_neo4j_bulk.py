@@ -17,8 +17,8 @@ import neo4j
 import pytest
 
 from api.cli import main
-from kg.config import Settings
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.config import Settings
+from kg.core.models import Node, PaperRecord, Relationship
 from kg.stores.neo4j.bulk import bulk_load
 from kg.stores.neo4j.store import Neo4jStore
 

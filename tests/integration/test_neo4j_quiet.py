@@ -14,7 +14,7 @@ import uuid
 import neo4j
 import pytest
 
-from kg.config import Settings
+from kg.core.config import Settings
 from kg.stores.neo4j.bulk import driver_for
 from kg.stores.neo4j.notifications import NOTIFICATION_LOGGER
 from kg.stores.neo4j.store import Neo4jStore

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kg.core.text_index import STOP_WORDS
 from kg.stores.neo4j.queries import FULLTEXT_ANALYZER
-from kg.text_index import STOP_WORDS
 
 
 def test_stop_words_are_the_fulltext_analyzers(neo4j_driver: Any) -> None:

@@ -22,11 +22,11 @@ import pytest
 from pydantic import SecretStr
 
 from api.cli import main
-from kg.config import Settings
-from kg.errors import GraphStoreError, StoreUnavailable
+from kg.core.config import Settings
+from kg.core.errors import GraphStoreError, StoreUnavailable
+from kg.core.models import Node, PaperRecord, Relationship
+from kg.core.provisional import phrase_key
 from kg.export import to_json
-from kg.models import Node, PaperRecord, Relationship
-from kg.provisional import phrase_key
 from kg.stores.neo4j import queries as neo4j_queries
 from kg.stores.neo4j.store import Neo4jStore, open_neo4j_store
 from kg.stores.sqlite import SQLiteStore

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import neo4j
 import pytest
 
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.models import Node, PaperRecord, Relationship
 from kg.stores.neo4j.store import Neo4jStore
 
 
@@ -55,7 +55,7 @@ def test_concepts_carry_a_kind_label_kept_in_sync(store: Neo4jStore, neo4j_drive
     assert labels_of(neo4j_driver, "c:gan") == ["Concept", "Method", "__KGNode__"]
     store.upsert([record([], kind="DATASET")])  # a more specific kind wins: the label follows
     assert labels_of(neo4j_driver, "c:gan") == ["Concept", "Dataset", "__KGNode__"]
-    store.upsert([record([], kind="CONCEPT")])  # the generic kind loses (kg.merge): no change
+    store.upsert([record([], kind="CONCEPT")])  # the generic kind loses (kg.core.merge): no change
     assert labels_of(neo4j_driver, "c:gan") == ["Concept", "Dataset", "__KGNode__"]
     store.upsert([record([], kind="MODEL")])
     assert labels_of(neo4j_driver, "c:gan") == ["Concept", "Model", "__KGNode__"]

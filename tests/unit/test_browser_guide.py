@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kg.browser_guide import GuidePicks, Pick, guide_blocks, render_guide, run
-from kg.browser_queries import QueryFileError, load_queries, parse_queries
+from kg.browser.guide import GuidePicks, Pick, guide_blocks, render_guide, run
+from kg.browser.queries import QueryFileError, load_queries, parse_queries
 from tests.conftest import ROOT
 
 QUERIES_FILE = ROOT / "neo4j-browser" / "browser-queries.cypher"

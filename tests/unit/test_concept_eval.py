@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from api.concept_eval import Evaluation, SchemaReader, concept_papers, frequent_keywords, read_lists, run
-from kg.config import Settings
-from kg.evaluation import load_eval_papers, score
+from kg.core.config import Settings
+from kg.eval.evaluation import load_eval_papers, score
 from kg.read.service import ReadService
 from kg.stores.sqlite import SQLiteStore
 

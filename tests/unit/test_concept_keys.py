@@ -25,7 +25,7 @@ from extractors.concepts.vocabulary import (
     load_vocabulary_entries,
     phrase_key,
 )
-from kg.nlp import load_nlp
+from kg.ingest.nlp import load_nlp
 
 STALE = "the shipped keys are stale: run python scripts/build_concept_keys.py and commit the file"
 

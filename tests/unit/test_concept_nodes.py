@@ -7,10 +7,10 @@ import pytest
 from extractors.concepts.analysis import Candidate
 from extractors.concepts.extract import concept_node, extract_concepts_v2, extract_introduced
 from extractors.registry import ExtractInput
-from kg.merge import normalize_properties
-from kg.models import RawPaper
-from kg.nlp import load_nlp
-from kg.pipeline import Pipeline
+from kg.core.merge import normalize_properties
+from kg.core.models import RawPaper
+from kg.ingest.nlp import load_nlp
+from kg.ingest.pipeline import Pipeline
 
 CANDIDATES = [
     Candidate(

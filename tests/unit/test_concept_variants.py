@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from extractors.concepts.analysis import spell_out_acronyms
-from kg.models import PaperRecord, RawPaper
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord, RawPaper
+from kg.ingest.pipeline import Pipeline
 from kg.readers import read_file
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "websec.jsonl"

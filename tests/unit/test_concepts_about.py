@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import extractors.concepts.analysis as analysis
-from kg.models import PaperRecord, RawPaper
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord, RawPaper
+from kg.ingest.pipeline import Pipeline
 
 TITLE = "GraphRank: Link Prediction with Graph Neural Networks"
 ABSTRACT = (

@@ -12,10 +12,10 @@ import pytest
 from extractors.concepts.background import load_background
 from extractors.concepts.candidates import cut_after_modifier
 from extractors.concepts.tokens import stream_from_doc
-from kg.eval_cli import record_keyphrases
-from kg.models import PaperRecord, RawPaper
-from kg.nlp import load_nlp
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord, RawPaper
+from kg.eval.cli import record_keyphrases
+from kg.ingest.nlp import load_nlp
+from kg.ingest.pipeline import Pipeline
 
 
 @pytest.fixture(scope="module")

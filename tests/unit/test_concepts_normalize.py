@@ -10,10 +10,10 @@ from spacy.language import Language
 
 from extractors.concepts.background import load_background
 from extractors.concepts.junk import is_junk, is_vacuous
-from extractors.concepts.normalize import display_singular, is_acronym, is_name_like, norm_token, token_key
 from extractors.concepts.tokens import stream_from_doc
 from extractors.concepts.vocabulary import Vocabulary, match_stream, phrase_key
 from extractors.text import clean_text
+from kg.core.normalize import display_singular, is_acronym, is_name_like, norm_token, token_key
 
 VOCAB: list[dict[str, Any]] = [
     {"name": "multi-armed bandits", "kind": "CONCEPT", "aliases": ["bandits", "MAB"], "broader": []},

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from extractors.concepts.extract import MAX_MENTIONS, MAX_VOCABULARY_MENTIONS, _node
-from kg.eval_cli import record_keyphrases
-from kg.ids import concept_id
-from kg.merge import merge_properties
-from kg.models import CONCEPT_KINDS, Node, PaperRecord, RawPaper, Relationship, trusted_relationship
-from kg.nlp import load_nlp
-from kg.pipeline import DEFAULT_EXTRACTORS, Pipeline
+from kg.core.ids import concept_id
+from kg.core.merge import merge_properties
+from kg.core.models import CONCEPT_KINDS, Node, PaperRecord, RawPaper, Relationship, trusted_relationship
+from kg.eval.cli import record_keyphrases
+from kg.ingest.nlp import load_nlp
+from kg.ingest.pipeline import DEFAULT_EXTRACTORS, Pipeline
 
 PAPERS = [
     RawPaper(

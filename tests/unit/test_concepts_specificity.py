@@ -16,11 +16,11 @@ import pytest
 
 from extractors.concepts.analysis import is_filler
 from extractors.concepts.background import load_background
-from extractors.concepts.normalize import token_key
 from extractors.concepts.specificity import is_common_word, is_low_specificity, load_general_english
-from kg.errors import ExtractionError
-from kg.models import PaperRecord, RawPaper
-from kg.pipeline import Pipeline
+from kg.core.errors import ExtractionError
+from kg.core.models import PaperRecord, RawPaper
+from kg.core.normalize import token_key
+from kg.ingest.pipeline import Pipeline
 from kg.readers import read_file
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "websec.jsonl"

@@ -10,11 +10,11 @@ import pytest
 
 from extractors.concepts.filler import is_evaluative
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
-from kg.concept_quality import is_fragment, is_generic
-from kg.ids import concept_id
-from kg.models import PaperRecord, RawPaper
-from kg.nlp import load_nlp
-from kg.pipeline import Pipeline
+from kg.core.ids import concept_id
+from kg.core.models import PaperRecord, RawPaper
+from kg.eval.concept_quality import is_fragment, is_generic
+from kg.ingest.nlp import load_nlp
+from kg.ingest.pipeline import Pipeline
 
 
 @pytest.fixture(scope="module")
@@ -275,9 +275,9 @@ def test_accurate_mode_keeps_phrases_cut_out_of_longer_ones_out_of_the_top_10(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """With the parse, "deep linear [neural network]" and "squared error [loss]" are read as the
-    prefixes they are (a real ICLR 2018 abstract, the fragment rule of kg.concept_quality)."""
+    prefixes they are (a real ICLR 2018 abstract, the fragment rule of kg.eval.concept_quality)."""
     import extractors.concepts.analysis as analysis
-    from kg.eval_cli import record_keyphrases
+    from kg.eval.cli import record_keyphrases
 
     accurate = Pipeline(nlp=load_nlp(mode="accurate"), mode="accurate")
     abstract = (

@@ -1,4 +1,4 @@
-"""Tests for the keyphrase evaluation harness (kg.evaluation).
+"""Tests for the keyphrase evaluation harness (kg.eval.evaluation).
 
 Expected numbers are computed by hand in the comments next to each assertion, so a change
 in the protocol (k-fixed precision, dedupe after stemming, present-only filtering, macro
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kg import evaluation
-from kg.evaluation import (
+from kg.eval import evaluation
+from kg.eval.evaluation import (
     EvalPaper,
     EvalRow,
     Scores,

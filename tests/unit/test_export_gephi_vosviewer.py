@@ -20,9 +20,9 @@ import pytest
 
 from api.cli import main
 from kg import export_network
+from kg.core.models import Graph, PaperRecord
 from kg.export import to_json, write_cypher, write_graphml, write_json
 from kg.export_network import read_network, vosviewer_dict, write_gexf
-from kg.models import Graph, PaperRecord
 from kg.stores.sqlite import SQLiteStore
 from tests.conftest import EXAMPLES
 

@@ -1,4 +1,4 @@
-"""Parallel extraction (kg/extract_pool.py): same graph as one process, never a lost paper.
+"""Parallel extraction (kg/ingest/extract_pool.py): same graph as one process, never a lost paper.
 
 Real spaCy, real forked worker processes, a real SQLite store file.
 """
@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kg.extract_pool import Extractor
-from kg.ingest import ingest
-from kg.models import PaperRecord, RawPaper
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord, RawPaper
+from kg.ingest.extract_pool import Extractor
+from kg.ingest.job import ingest
+from kg.ingest.pipeline import Pipeline
 from kg.readers import ReadProblem, read_file
 from kg.stores.sqlite.store import SQLiteStore
 
@@ -96,7 +96,7 @@ def test_a_dead_worker_loses_no_paper(nlp_fast: Any) -> None:
 def test_bulk_records_from_workers_come_in_input_order(tmp_path: Path, nlp_fast: Any) -> None:
     """``kg ingest --bulk`` extracts with the same pool: the records, and the problems of a
     bad file, are those of one process, in the same order."""
-    from kg.stores.neo4j.bulk import records_from_files
+    from kg.ingest.bulk import records_from_files
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"title": "x"\n', encoding="utf-8")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from api.cli import main
-from kg.ids import paper_id
+from kg.core.ids import paper_id
 from kg.readers import read_file
 from tests.conftest import EXAMPLES, ROOT, TEST_DATA
 

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.cli import main
-from kg.models import RawPaper
+from kg.core.models import RawPaper
 from kg.readers import ReadResult
 from tests.unit.test_fuzz_inputs import GOOD, _check, _read, _tmp
 

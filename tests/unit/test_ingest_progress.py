@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kg.ingest import Progress, ingest
-from kg.pipeline import Pipeline
+from kg.ingest.job import Progress, ingest
+from kg.ingest.pipeline import Pipeline
 from kg.stores.sqlite import SQLiteStore
 from tests.conftest import EXAMPLES
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.models import RawPaper
+from kg.core.models import RawPaper
 from kg.readers.listing import logical_lines, read_listing
 from kg.readers.problems import ReadProblem
 from tests.conftest import EXAMPLES

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from kg.errors import GraphStoreError
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.errors import GraphStoreError
+from kg.core.models import Node, PaperRecord, Relationship
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j.bulk_csv import ARRAY_DELIMITER, cell, merge_records, value_type, write_csv
 

@@ -1,6 +1,6 @@
 """The fast mode's spaCy pipeline tokenises exactly like the model's standard pipeline.
 
-Why: ``kg.nlp`` loads the fast pipeline without the model's vocabulary and from an empty
+Why: ``kg.ingest.nlp`` loads the fast pipeline without the model's vocabulary and from an empty
 tokenizer that the model's rules then fill (0.3 s less for every ``kg ingest``). Both rest on
 the model directory supplying every rule; if it did not, text would be split on whitespace
 only and every concept would change, so the equivalence is checked on the example listings.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import spacy
 from spacy.tokenizer import Tokenizer
 
-from kg.nlp import RULES_FROM_MODEL, load_nlp
+from kg.ingest.nlp import RULES_FROM_MODEL, load_nlp
 from tests.conftest import EXAMPLES
 
 

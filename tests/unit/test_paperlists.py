@@ -13,8 +13,8 @@ import pytest
 from api.cli import main
 from extractors.metadata import extract_authors, extract_topics
 from extractors.registry import ExtractInput
-from kg.ids import author_node_id, paper_id
-from kg.models import Properties, RawPaper
+from kg.core.ids import author_node_id, paper_id
+from kg.core.models import Properties, RawPaper
 from kg.readers import read_file
 from kg.readers.paperlists import venue_from_file_name, venue_from_site
 from tests.conftest import TEST_DATA
@@ -125,7 +125,7 @@ def test_every_paper_of_the_fixture_folder_has_a_venue_and_year() -> None:
 
 
 def test_identity_counts_against_name_only_keys() -> None:
-    from kg.authors_report import AuthorIdentityStats
+    from kg.authors.report import AuthorIdentityStats
 
     stats = AuthorIdentityStats()
     for f in sorted(PAPERLISTS.glob("*.json")):

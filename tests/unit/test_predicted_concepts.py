@@ -23,9 +23,9 @@ from extractors.concepts.predicted import (
     read_predictor,
 )
 from extractors.concepts.vocabulary import default_vocabulary
-from kg.errors import ExtractionError
-from kg.models import PaperRecord, RawPaper
-from kg.pipeline import Pipeline
+from kg.core.errors import ExtractionError
+from kg.core.models import PaperRecord, RawPaper
+from kg.ingest.pipeline import Pipeline
 
 # A CoRL-style abstract: it never says "reinforcement learning", "robot learning" or "robotics".
 TITLE = "Learning Dexterous In-Hand Reorientation from Pixels"

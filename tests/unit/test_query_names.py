@@ -7,8 +7,8 @@ grew about 0.2 MB per 1,000 such requests (``bench/api_memory.py``).
 
 from __future__ import annotations
 
-from extractors.concepts.normalize import norm_token
-from kg.names import concept_keys, query_keys, query_loose_key
+from kg.core.names import concept_keys, query_keys, query_loose_key
+from kg.core.normalize import norm_token
 
 
 def test_query_keys_equal_the_stored_keys_and_grow_no_cache() -> None:

@@ -12,8 +12,8 @@ from extractors.concepts.ranker import FEATURES, features, load_ranker
 from extractors.concepts.vocabulary import default_vocabulary
 from extractors.registry import ExtractInput
 from extractors.text import extraction_text
-from kg.models import RawPaper
-from kg.nlp import load_nlp
+from kg.core.models import RawPaper
+from kg.ingest.nlp import load_nlp
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "iclr2018.jsonl"
 

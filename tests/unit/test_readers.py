@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from kg.core.topics import topic_path
 from kg.readers import read_file
 from kg.readers.detect import detect_format
 from kg.readers.fields import looks_like_author_line, split_authors
-from kg.topics import topic_path
 from tests.conftest import EXAMPLES
 
 SEARCH = EXAMPLES / "003_2a261481fbd52cec.txt"

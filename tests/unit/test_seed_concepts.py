@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kg.ids import concept_id
+from kg.core.ids import concept_id
 
 BANDIT_PAPERS = {
     "Conventional (contextual) MNL bandits",  # contextual MNL bandits

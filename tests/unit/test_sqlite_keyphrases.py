@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kg.models import Node, PaperRecord, Relationship
+from kg.core.models import Node, PaperRecord, Relationship
 from kg.stores.sqlite import SQLiteStore
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from kg.models import Relationship
+from kg.core.models import Relationship
 from kg.stores.protocol import PairEdge, PairType, Weighted
 from kg.stores.sqlite import SQLiteStore
 from kg.stores.sqlite.schema import HEAVY_TIE

@@ -162,7 +162,7 @@ def test_listing_fields_give_the_same_page_on_every_route(
 ) -> None:
     """``status``/``track`` are read from the property map on every route (a set for fetch and
     walk, a test of the walked paper for test)."""
-    from kg.models import Node, PaperRecord
+    from kg.core.models import Node, PaperRecord
 
     decisions = ["Oral", "Poster", "Reject", None]
     records = [

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kg.models import Node, PaperRecord
+from kg.core.models import Node, PaperRecord
+from kg.core.text_index import FIELD_BOOST
 from kg.stores.sqlite import SQLiteStore
-from kg.text_index import FIELD_BOOST
 
 EXACT = (
     "SELECT n.id, -bm25(fts, ?, ?, ?, ?) AS s FROM fts JOIN nodes n ON n.rowid = fts.rowid "

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from kg.errors import GraphStoreError
-from kg.models import Node, PaperRecord
+from kg.core.errors import GraphStoreError
+from kg.core.models import Node, PaperRecord
 from kg.stores.sqlite import DB_FILE, SQLiteStore
 from kg.stores.sqlite.store import retry_busy
 
@@ -171,7 +171,7 @@ def test_a_killed_ingest_leaves_whole_batches(tmp_path: Path) -> None:
     assert len(workers) >= 2, "expected extraction workers beside the ingest process"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    # its extraction workers die with it (kg/extract_pool.py), none is left waiting forever
+    # its extraction workers die with it (kg/ingest/extract_pool.py), none is left waiting forever
     gone = time.monotonic() + 10
     while _processes_with(str(big)) and time.monotonic() < gone:
         time.sleep(0.1)

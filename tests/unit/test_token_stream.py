@@ -22,7 +22,7 @@ from extractors.concepts.tokens import (
     stream_from_doc,
 )
 from extractors.text import extraction_text
-from kg.nlp import load_nlp
+from kg.ingest.nlp import load_nlp
 
 TEXTS = [
     "",

@@ -13,13 +13,13 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from kg.collector import collector_relaxed
-from kg.config import Settings
-from kg.ingest import ingest
-from kg.merge import RULED_KEYS, merge_by_rules, merge_properties
-from kg.models import Graph, Node, PaperRecord, Properties, Relationship
-from kg.pipeline import Pipeline
-from kg.provisional import PROVISIONAL, plan
+from kg.core.collector import collector_relaxed
+from kg.core.config import Settings
+from kg.core.merge import RULED_KEYS, merge_by_rules, merge_properties
+from kg.core.models import Graph, Node, PaperRecord, Properties, Relationship
+from kg.core.provisional import PROVISIONAL, plan
+from kg.ingest.job import ingest
+from kg.ingest.pipeline import Pipeline
 from kg.stores import write_size
 from kg.stores.sqlite import DB_FILE, SQLiteStore
 from kg.stores.sqlite.schema import PAPER_DEGREE

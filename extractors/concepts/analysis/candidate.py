@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kg.models import ConceptKind
+from kg.core.models import ConceptKind
 
 # Phrases, names and scores remembered across papers, per table (the extractor keeps at most 20
 # candidates a paper; the tables are cleared when they reach this size).

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from extractors.concepts.analysis.candidate import STATIC_CACHE_LIMIT, Candidate
 from extractors.concepts.background import FUNCTION_WORDS
-from extractors.concepts.normalize import acronym_key, display_singular, is_acronym
 from extractors.concepts.tokens import CAPS, DIGIT, NAME, TokenStream
-from kg.ids import concept_id
+from kg.core.ids import concept_id
+from kg.core.normalize import acronym_key, display_singular, is_acronym
 
 if TYPE_CHECKING:
     from extractors.concepts.vocabulary import Vocabulary

@@ -15,9 +15,9 @@ from typing import Any
 
 import neo4j
 
-from kg.derived import coauthor_deltas, coauthor_pairs_allowed
-from kg.merge import merge_properties
-from kg.models import Properties
+from kg.core.derived import coauthor_deltas, coauthor_pairs_allowed
+from kg.core.merge import merge_properties
+from kg.core.models import Properties
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.read_index import AUTHOR_PREFIX, index_nodes

@@ -19,7 +19,9 @@ Steps (:func:`bulk_load`):
 The new store version is the old one plus one, so caches keyed on it see the load.
 
 ``KG_NEO4J_HOME`` names the server home (default ``<repo>/.neo4j``, as ``scripts/neo4j/start``);
-the Bolt URI (``KG_NEO4J_URI``) must point at that server.
+the Bolt URI (``KG_NEO4J_URI``) must point at that server. The records come from the ingest
+(:mod:`kg.ingest.bulk`: readers, author resolution, curations, extraction workers); this module
+only loads them.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -38,17 +40,10 @@ from urllib.parse import urlparse
 import neo4j
 from neo4j.exceptions import DriverError, Neo4jError
 
-from kg.author_ingest import Collected, apply_all, resolve_collected
-from kg.concept_curations import apply_record as curate_record
-from kg.concept_curations import plan as concept_plan
-from kg.config import Settings
-from kg.curations import Curation
-from kg.curations import apply as apply_curations
-from kg.errors import ConfigError, GraphStoreError
-from kg.extract_pool import Built, Extractor, default_jobs
-from kg.models import PaperRecord, RawPaper
-from kg.pipeline import Pipeline
-from kg.readers import ReadProblem, iter_input_files, read_file
+from kg.core.config import Settings
+from kg.core.errors import ConfigError, GraphStoreError
+from kg.core.models import PaperRecord
+from kg.ingest.extract_pool import default_jobs
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.bulk_csv import IMPORT_OPTIONS, CsvSet, merge_records, write_csv
@@ -367,99 +362,3 @@ class _Phases:
         if self.name is not None:
             self.summary.seconds[self.name] = round(now - self.since, 2)
         self.name, self.since = None, now
-
-
-def records_from_files(
-    paths: Sequence[Path],
-    pipeline: Pipeline,
-    problems: list[ReadProblem],
-    jobs: int = 1,
-    batch: int = 2000,
-    curations: Sequence[Curation] = (),
-) -> Iterator[PaperRecord]:
-    """Records of every paper in ``paths`` (files or folders), in input order.
-
-    Extracted in batches of ``batch`` by ``jobs`` worker processes (:mod:`kg.extract_pool`,
-    as ``kg ingest`` does), so the merge, which consumes this iterator, runs in this process
-    while the workers extract the batches after. Unreadable files and records are appended to
-    ``problems`` and skipped, like ``kg ingest``. ``curations`` (:mod:`kg.curations`) are applied
-    as ``kg ingest`` applies them: to the resolution, and to each record for concepts.
-    """
-    # Authors are resolved into people over every file first (kg.author_ingest; the database
-    # is empty, so there are no stored slots to re-resolve).
-    results = []
-    for item in iter_input_files(list(paths)):
-        if isinstance(item, ReadProblem):
-            problems.append(item)
-            continue
-        results.append(read_file(item))
-    collected = Collected()
-    for result in results:
-        collected.add(result.papers)
-    resolution = apply_curations(resolve_collected(collected), curations)
-    concept_decisions = concept_plan(curations)
-    extractor = Extractor(pipeline, jobs)
-    pending: list[RawPaper] = []
-
-    def take(built: Iterator[Built]) -> Iterator[PaperRecord]:
-        for records, found in built:
-            problems.extend(found)
-            for record in apply_all(records, resolution):
-                yield curate_record(record, concept_decisions) if concept_decisions else record
-
-    try:
-        for result in results:
-            problems.extend(result.problems)
-            for paper in result.papers:
-                pending.append(paper)
-                if len(pending) >= batch:
-                    yield from take(extractor.submit(pending))
-                    pending = []
-        if pending:
-            yield from take(extractor.submit(pending))
-        yield from take(extractor.drain())
-    finally:
-        extractor.close()
-
-
-def _say(phase: str) -> None:
-    sys.stderr.write(f"kg ingest --bulk: {phase}\n")
-
-
-def _sync_institutions(settings: Settings) -> str:
-    """Derive the institution graph from the loaded ``AUTHORED`` edges, as every ingest does
-    (:func:`kg.institutions.sync`; the bulk files hold only what the records give)."""
-    from kg.institutions import sync
-    from kg.stores.neo4j.store import open_neo4j_store
-
-    store = open_neo4j_store(settings)
-    try:
-        return sync(store).line()
-    finally:
-        store.close()
-
-
-def bulk_ingest(
-    paths: Sequence[Path],
-    pipeline: Pipeline,
-    settings: Settings,
-    out: Callable[[str], None],
-    jobs: int = 1,
-    curations: Sequence[Curation] = (),
-) -> int:
-    """``kg ingest --bulk``: extract ``paths`` (``jobs`` worker processes), bulk-load them, print
-    a summary; the exit code."""
-    problems: list[ReadProblem] = []
-    summary = bulk_load(
-        records_from_files(paths, pipeline, problems, jobs, curations=curations),
-        settings,
-        on_phase=_say,
-    )
-    institutions = _sync_institutions(settings)
-    for line in summary.lines():
-        out(line)
-    out(institutions)
-    for p in problems:
-        out(f"  skipped {p}")
-    out(f"graph: neo4j store at {settings.neo4j_uri} ({len(problems)} skipped)")
-    return 0 if not problems else 1

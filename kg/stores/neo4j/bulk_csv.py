@@ -4,7 +4,7 @@ Why this shape:
 
 - **The same graph as the transactional store.** Records are merged with the store's own
   planner (:class:`kg.stores.neo4j.store._Batch`, which applies :func:`kg.merge.merge_properties`
-  and the :mod:`kg.derived` pair rules) starting from an empty database, so a bulk load and an
+  and the :mod:`kg.core.derived` pair rules) starting from an empty database, so a bulk load and an
   ``upsert`` of the same records give equal exports.
 - **One file per property signature.** The importer types columns in the header
   (``name:string``, ``aliases:string[]``, ``year:long``); a header applies to a whole file, and an
@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from kg.errors import GraphStoreError
-from kg.models import DERIVED_REL_TYPES, PaperRecord, PropertyValue, UpsertSummary
-from kg.provisional import concept_ids, provisional_ids
-from kg.provisional import plan as plan_provisional
+from kg.core.errors import GraphStoreError
+from kg.core.models import DERIVED_REL_TYPES, PaperRecord, PropertyValue, UpsertSummary
+from kg.core.provisional import concept_ids, provisional_ids
+from kg.core.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.pair_keys import FORMAT as PAIR_KEYS_FORMAT
@@ -151,7 +151,7 @@ class MergedGraph:
 def merge_records(records: Iterable[PaperRecord], chunk: int = 2000) -> MergedGraph:
     """Merge ``records`` in order with the transactional store's planner, from an empty store.
 
-    In chunks, like upsert batches, so provisional concepts (:mod:`kg.provisional`) are planned
+    In chunks, like upsert batches, so provisional concepts (:mod:`kg.core.provisional`) are planned
     against what earlier chunks left: the same graph as ``kg ingest`` of the same records.
     """
     batch = _Batch()

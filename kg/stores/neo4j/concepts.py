@@ -16,8 +16,8 @@ from typing import Any
 
 import neo4j
 
-from kg.derived import cooccurs_deltas
-from kg.provisional import relinked_row
+from kg.core.derived import cooccurs_deltas
+from kg.core.provisional import relinked_row
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.read_index import index_nodes

@@ -1,4 +1,4 @@
-"""The institution graph on Neo4j (:mod:`kg.institutions`): the same contract as
+"""The institution graph on Neo4j (:mod:`kg.authors.institutions`): the same contract as
 :mod:`kg.stores.sqlite.institutions` (see there for why the graph is replaced whole)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import neo4j
 
-from kg.institutions import SLOT_PROPERTY
-from kg.models import Node, Relationship
+from kg.authors.institutions import SLOT_PROPERTY
+from kg.core.models import Node, Relationship
 from kg.stores.neo4j import queries as q
 
 Tx = neo4j.ManagedTransaction | neo4j.Transaction

@@ -22,8 +22,8 @@ from collections.abc import Callable
 
 import neo4j
 
-from kg.models import DERIVED_REL_TYPES
-from kg.provisional import phrase_key, row_about
+from kg.core.models import DERIVED_REL_TYPES
+from kg.core.provisional import phrase_key, row_about
 from kg.stores.neo4j import queries as q
 
 log = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ def _write(session: neo4j.Session, rtype: str, rows: list[list[object]]) -> int:
 
 
 def ensure_keyphrase_keys(session_factory: Callable[[], neo4j.Session]) -> int:
-    """Give every keyphrase row its lookup ``key`` and ``about`` (:mod:`kg.provisional`) unless
+    """Give every keyphrase row its lookup ``key`` and ``about`` (:mod:`kg.core.provisional`) unless
     the database says they all have them; returns how many rows got them.
 
     Why: a row written before them is invisible to ``papers(where: {concept})`` (found by key)

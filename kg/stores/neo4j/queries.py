@@ -3,7 +3,7 @@
 Rules this module keeps (and ``tests/unit/test_neo4j_queries.py`` checks):
 
 - Only labels and relationship types are interpolated into Cypher text, and only after
-  :func:`label` / :func:`rel_type` checked them against the allow-lists in :mod:`kg.models`.
+  :func:`label` / :func:`rel_type` checked them against the allow-lists in :mod:`kg.core.models`.
   Every value travels as a parameter.
 - Writes are batched: ``UNWIND $rows AS row ...`` with one row per node or relationship.
 - Batched lookups return ONE record whose ``rows`` column collects a list per result row: the
@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from kg.errors import GraphStoreError
-from kg.models import DERIVED_REL_TYPES, LABELS, REL_TYPES
-from kg.text_index import FIELD_BOOST, search_terms
+from kg.core.errors import GraphStoreError
+from kg.core.models import DERIVED_REL_TYPES, LABELS, REL_TYPES
+from kg.core.text_index import FIELD_BOOST, search_terms
 
 Direction = Literal["out", "in", "both"]
 
@@ -39,7 +39,7 @@ LOCK_ID = "upsert"
 # something (and by clear()), so caches can key on it. Not a paperkg node: no NODE_LABEL.
 META_LABEL = "__KGMeta__"
 VERSION_ID = "version"
-# Provisional concepts carried by one paper so far (kg.provisional): one node per (concept,
+# Provisional concepts carried by one paper so far (kg.core.provisional): one node per (concept,
 # paper) holding both property maps as JSON, found by concept id. Not a paperkg node either.
 KEYPHRASE_LABEL = "__KGKeyphrase__"
 # Secondary labels on Concept nodes per ``kind`` (Browser colours them); CONCEPT gets none.

@@ -31,9 +31,9 @@ from typing import Any
 
 import neo4j
 
-from kg.ids import fold
-from kg.models import PropertyValue
-from kg.names import LOOSE_PREFIX, author_keys, concept_keys
+from kg.core.ids import fold
+from kg.core.models import PropertyValue
+from kg.core.names import LOOSE_PREFIX, author_keys, concept_keys
 from kg.stores.neo4j import read_queries as rq
 
 Tx = neo4j.ManagedTransaction | neo4j.Transaction

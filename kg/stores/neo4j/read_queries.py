@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kg.derived import CO_OCCURS_TOP_K
-from kg.errors import GraphStoreError
+from kg.core.derived import CO_OCCURS_TOP_K
+from kg.core.errors import GraphStoreError
 from kg.stores.neo4j.queries import (
     FULLTEXT_INDEX,
     KEYPHRASE_LABEL,

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import neo4j
 
-from kg.errors import GraphStoreError
-from kg.ids import fold
-from kg.names import query_loose_key
-from kg.provisional import row_concept
+from kg.core.errors import GraphStoreError
+from kg.core.ids import fold
+from kg.core.names import query_loose_key
+from kg.core.provisional import row_concept
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
@@ -77,7 +77,7 @@ def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str
     if query.papers is not None:
         return "papers"  # a list of ids: found by the id index
     if query.phrases is not None:
-        return "phrases"  # a phrase's rows belong to one paper or two (kg.provisional)
+        return "phrases"  # a phrase's rows belong to one paper or two (kg.core.provisional)
     present = [c for c in ("concepts", "topics", "venues") if getattr(query, c) is not None]
     if not present:
         return "listed" if query.status is not None or query.track is not None else None

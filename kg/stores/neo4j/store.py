@@ -8,7 +8,7 @@ Writes. One upsert is one write transaction (retried on transient errors, see
    every relationship around its papers, and its other relationships by key;
 3. merge in Python with :func:`kg.merge.merge_properties`, record by record, exactly like the
    embedded store, which gives ``added``/``updated``/``unchanged`` per paper and the derived
-   ``COAUTHOR``/``CO_OCCURS`` pair bumps (:mod:`kg.derived`) from each paper's before/after sets;
+   ``COAUTHOR``/``CO_OCCURS`` pair bumps (:mod:`kg.core.derived`) from each paper's before/after sets;
 4. write only what changed: created nodes per label, replaced property maps, created and
    replaced relationships per type, and pair bumps, each a batched ``UNWIND`` statement whose
    rows are plain lists. Relationship writes find their ends by element id (read or returned
@@ -47,12 +47,12 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from kg.collector import collector_paused
-from kg.config import Settings
-from kg.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
-from kg.errors import ConfigError, GraphStoreError, StoreUnavailable
-from kg.merge import merge_properties
-from kg.models import (
+from kg.core.collector import collector_paused
+from kg.core.config import Settings
+from kg.core.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
+from kg.core.errors import ConfigError, GraphStoreError, StoreUnavailable
+from kg.core.merge import merge_properties
+from kg.core.models import (
     DERIVED_REL_TYPES,
     LABELS,
     REL_TYPES,
@@ -66,7 +66,7 @@ from kg.models import (
     StoreCounts,
     UpsertSummary,
 )
-from kg.provisional import (
+from kg.core.provisional import (
     KEYPHRASES,
     Plan,
     concept_ids,
@@ -75,7 +75,7 @@ from kg.provisional import (
     row_about,
     without_phrase,
 )
-from kg.provisional import plan as plan_provisional
+from kg.core.provisional import plan as plan_provisional
 from kg.stores.neo4j import authors, institutions, vectors
 from kg.stores.neo4j import concepts as concepts_ops
 from kg.stores.neo4j import queries as q
@@ -167,7 +167,7 @@ def _db_node_properties(node_id: str, label: str, props: Properties) -> dict[str
         if isinstance(aliases, list) and aliases:
             row[q.ALIAS_TEXT] = " ".join(str(a) for a in aliases)
     elif label == "Paper":
-        # its paper-only phrases (kg.provisional) as its aliases: search finds a paper by them
+        # its paper-only phrases (kg.core.provisional) as its aliases: search finds a paper by them
         phrases = props.get(KEYPHRASES)
         if isinstance(phrases, list) and phrases:
             row[q.ALIAS_TEXT] = " ".join(str(a) for a in phrases)
@@ -217,7 +217,7 @@ class _Batch:
     # The input last merged into each node/relationship: merging is idempotent, so the same
     # input again (a shared author or concept in the next record) cannot change anything.
     last_input: dict[str | RelKey, Properties] = field(default_factory=dict)
-    # provisional concepts (kg.provisional): keyphrase rows to write and concepts whose rows go
+    # provisional concepts (kg.core.provisional): keyphrase rows to write and concepts whose rows go
     keep: dict[str, dict[str, tuple[Properties, Properties]]] = field(default_factory=dict)  # by concept
     drop: set[str] = field(default_factory=set)
 
@@ -274,7 +274,7 @@ class _Batch:
                     self.changed_nodes[pid] = None
             before = top_concepts(self.mentions[pid].items())
             self._merge_node(Node(id=cid, label="Concept", properties=node))
-            for link in links:  # its BROADER links, which the row kept (kg.provisional)
+            for link in links:  # its BROADER links, which the row kept (kg.core.provisional)
                 self._merge_rel(link, pid)
             self._merge_rel(Relationship(type="MENTIONS", start=pid, end=cid, properties=rel), pid)
             for (x, y), n in cooccurs_changes(before, top_concepts(self.mentions[pid].items())):
@@ -357,7 +357,7 @@ class _Batch:
         )
 
     def keyphrase_rows(self) -> list[q.KeyphraseRow]:
-        """The kept keyphrase rows with their lookup key and ``about`` (:mod:`kg.provisional`)."""
+        """The kept keyphrase rows with their lookup key and ``about`` (:mod:`kg.core.provisional`)."""
         return [
             q.KeyphraseRow(
                 cid,

@@ -13,9 +13,9 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
 
-from kg.derived import coauthor_deltas, coauthor_pairs_allowed
-from kg.merge import merge_properties
-from kg.models import Properties
+from kg.core.derived import coauthor_deltas, coauthor_pairs_allowed
+from kg.core.merge import merge_properties
+from kg.core.models import Properties
 from kg.stores.protocol import AuthorMove, StoredSlot
 from kg.stores.sqlite import schema
 from kg.stores.sqlite.reads import chunked

@@ -28,7 +28,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from kg.errors import GraphStoreError
+from kg.core.errors import GraphStoreError
 from kg.stores.sqlite import schema
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

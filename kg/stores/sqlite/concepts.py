@@ -1,7 +1,7 @@
 """Concept curation's store operation on SQLite: remove concepts and links, derived values kept.
 
 Why here and not in the upsert: an upsert only merges, while a user's decision about a concept
-(:mod:`kg.concept_curate`) removes a node (hidden, or merged into another) or a link (a
+(:mod:`kg.curation.concept_apply`) removes a node (hidden, or merged into another) or a link (a
 placement replaces a concept's ``BROADER`` links). :func:`remove` keeps every derived column
 (``paper_count``, ``ties``, ``name_keys``, the full-text rows, ``CO_OCCURS`` weights) as an
 ingest of the remaining graph would have left it; the ``CO_OCCURS`` pairs follow each touched
@@ -14,8 +14,8 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from kg.derived import cooccurs_deltas
-from kg.provisional import relinked_row
+from kg.core.derived import cooccurs_deltas
+from kg.core.provisional import relinked_row
 from kg.stores.sqlite import schema
 from kg.stores.sqlite.reads import chunked
 

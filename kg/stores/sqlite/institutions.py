@@ -1,4 +1,4 @@
-"""The institution graph on SQLite (:mod:`kg.institutions`): read the slots, replace the graph.
+"""The institution graph on SQLite (:mod:`kg.authors.institutions`): read the slots, replace the graph.
 
 Why a whole replacement: the graph is derived from every stored ``AUTHORED`` edge, and is
 small (one node per institution, one edge per author and institution); :func:`kg.institutions.sync`
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from kg.institutions import SLOT_PROPERTY
-from kg.models import Node, Relationship
+from kg.authors.institutions import SLOT_PROPERTY
+from kg.core.models import Node, Relationship
 from kg.stores.sqlite import schema
 
 

@@ -1,12 +1,12 @@
-"""The SQLite side of provisional concepts (:mod:`kg.provisional`): the ``keyphrases`` table."""
+"""The SQLite side of provisional concepts (:mod:`kg.core.provisional`): the ``keyphrases`` table."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
 
-from kg.models import PaperRecord, Properties
-from kg.provisional import Plan, concept_ids, plan, provisional_ids
+from kg.core.models import PaperRecord, Properties
+from kg.core.provisional import Plan, concept_ids, plan, provisional_ids
 from kg.stores.sqlite import schema
 from kg.stores.sqlite.reads import chunked
 

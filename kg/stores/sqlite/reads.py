@@ -19,10 +19,10 @@ from typing import Any, Literal, TypeVar
 
 import orjson
 
-from kg.derived import CO_OCCURS_TOP_K
-from kg.errors import GraphStoreError
-from kg.ids import fold
-from kg.models import (
+from kg.core.derived import CO_OCCURS_TOP_K
+from kg.core.errors import GraphStoreError
+from kg.core.ids import fold
+from kg.core.models import (
     LABELS,
     REL_TYPES,
     Graph,
@@ -35,8 +35,9 @@ from kg.models import (
     trusted_node,
     trusted_relationship,
 )
-from kg.names import query_loose_key
-from kg.provisional import row_concept
+from kg.core.names import query_loose_key
+from kg.core.provisional import row_concept
+from kg.core.text_index import FIELD_BOOST, search_terms
 from kg.stores.nearest import Matrix
 from kg.stores.protocol import (
     Direction,
@@ -54,7 +55,6 @@ from kg.stores.protocol import (
     YearCount,
 )
 from kg.stores.sqlite import paths, schema, vectors
-from kg.text_index import FIELD_BOOST, search_terms
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
@@ -92,7 +92,7 @@ def _listed(q: PaperQuery) -> list[tuple[str, str]]:
 _MEASURE_COLUMN: dict[str, str] = {"DEGREE": "degree", "BETWEENNESS": "betweenness", "PAGERANK": "pagerank"}
 
 # From an AUTHORED ``a``: its paper ``p`` when of the years (two parameters) and giving co-author
-# pairs (kg.derived: not ``coauthorPairs: false``), and the paper's other AUTHORED ``b``.
+# pairs (kg.core.derived: not ``coauthorPairs: false``), and the paper's other AUTHORED ``b``.
 _YEAR_PAPERS = (
     'JOIN nodes p ON p.id = a."end" AND p.year BETWEEN ? AND ? '
     "AND json_extract(CAST(p.props AS TEXT), '$.coauthorPairs') IS NOT 0 "

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from kg.models import Properties
+from kg.core.models import Properties
 from kg.stores.sqlite import check, schema
 
 DB_FILE = "graph.sqlite"

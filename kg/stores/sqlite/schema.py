@@ -15,7 +15,7 @@ JSON property map, and name lookups go through a key table instead of scanning n
   ``papers`` (stored with ``start < end``), ``about`` a MENTIONS' aboutness, ``position`` an
   AUTHORED byline position, ``rank`` a MENTIONS' or INTRODUCES' relevance to its paper
   (:func:`kg.stores.protocol.link_relevance`; ``concept.papers`` by relevance).
-- ``name_keys``: :mod:`kg.names` keys of every concept name/alias and author name, with a rank.
+- ``name_keys``: :mod:`kg.core.names` keys of every concept name/alias and author name, with a rank.
 - ``fts``: FTS5 (BM25) over paper titles/abstracts and concept names/aliases; ``rowid`` is the
   node's rowid.
 - ``keyphrases``: provisional concepts not yet carried by two papers (:mod:`kg.stores.sqlite.keyphrases`),
@@ -30,10 +30,10 @@ import sqlite3
 
 import orjson
 
-from kg.ids import fold
-from kg.models import Properties
-from kg.names import author_keys, concept_keys, loose_key
-from kg.provisional import KEYPHRASES, phrase_key, row_about
+from kg.core.ids import fold
+from kg.core.models import Properties
+from kg.core.names import author_keys, concept_keys, loose_key
+from kg.core.provisional import KEYPHRASES, phrase_key, row_about
 from kg.stores.protocol import link_relevance
 
 FORMAT = 1
@@ -356,7 +356,7 @@ def name_key_rows(node_id: str, label: str, props: Properties) -> list[tuple[str
 def fts_row(label: str, props: Properties) -> tuple[str, str, str, str] | None:
     """``(title, abstract, name, aliases)`` indexed for search, or ``None`` for unsearched labels."""
     if label == "Paper":
-        # its paper-only phrases (kg.provisional) as its aliases: search finds a paper by them
+        # its paper-only phrases (kg.core.provisional) as its aliases: search finds a paper by them
         phrases = " ".join(_strings(props.get(KEYPHRASES)))
         return (str(props.get("title") or ""), str(props.get("abstract") or ""), "", phrases)
     if label == "Concept":

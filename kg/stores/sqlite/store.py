@@ -7,7 +7,7 @@ processes (``kg serve``) see every committed batch; an interrupted ingest leaves
 committed batch. Nothing is ever unpickled: an old ``graph.pickle`` is reported, never opened.
 
 Writes are planned in Python per batch (one read of the existing rows the batch touches, the
-merge rules of :mod:`kg.merge`, the derived-pair rules of :mod:`kg.derived`) and applied with
+merge rules of :mod:`kg.core.merge`, the derived-pair rules of :mod:`kg.core.derived`) and applied with
 ``executemany``; the reads are in :mod:`kg.stores.sqlite.reads`.
 """
 
@@ -25,12 +25,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from kg import deadline
-from kg.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
-from kg.errors import GraphStoreError
-from kg.merge import merge_properties
-from kg.models import Node, PaperRecord, Properties, Relationship, UpsertSummary
-from kg.provisional import without_phrase
+from kg.core import deadline
+from kg.core.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
+from kg.core.errors import GraphStoreError
+from kg.core.merge import merge_properties
+from kg.core.models import Node, PaperRecord, Properties, Relationship, UpsertSummary
+from kg.core.provisional import without_phrase
 from kg.stores.protocol import AnalysisRow, AuthorMove, PairType, StoredSlot
 from kg.stores.sqlite import authors, check, institutions, keyphrases, schema, vectors
 from kg.stores.sqlite import concepts as concepts_ops
@@ -614,7 +614,7 @@ class _Batch:
 
     def _promote(self) -> None:
         """Link the earlier carriers of a concept promoted in this batch (see
-        :mod:`kg.provisional`), with the derived pairs their new MENTIONS make."""
+        :mod:`kg.core.provisional`), with the derived pairs their new MENTIONS make."""
         if not self.plan.promote:
             return
         papers = sorted({p.paper for p in self.plan.promote} - set(self.mentions))
@@ -646,7 +646,7 @@ class _Batch:
                 self.last_input.pop(pid, None)
             before = top_concepts(self.mentions[pid].items())
             self._merge_node(cid, "Concept", node)
-            for link in links:  # its BROADER links, which the row kept (kg.provisional)
+            for link in links:  # its BROADER links, which the row kept (kg.core.provisional)
                 self._merge_rel(link.key, link.properties)
             key = (pid, "MENTIONS", cid)
             self._merge_rel(key, rel)
@@ -740,7 +740,7 @@ class _Batch:
             'ON CONFLICT (start, type, "end") DO UPDATE SET weight = weight + excluded.weight',
             [(a, t, b, n) for (a, t, b), n in sorted(self.pair_delta.items()) if n],
         )
-        c.executemany(  # a pair no paper's top set holds any more (kg.derived)
+        c.executemany(  # a pair no paper's top set holds any more (kg.core.derived)
             'DELETE FROM rels WHERE start = ? AND type = ? AND "end" = ? AND weight <= 0',
             [(a, t, b) for (a, t, b), n in self.pair_delta.items() if n < 0],
         )

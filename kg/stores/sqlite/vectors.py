@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from extractors.embedding import DIMENSIONS
-from kg.models import PaperRecord
+from kg.core.models import PaperRecord
 from kg.stores.nearest import Matrix
 
 DDL = "CREATE TABLE IF NOT EXISTS embeddings (paper_id TEXT PRIMARY KEY, vector BLOB NOT NULL)"

@@ -40,9 +40,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from kg.merge import merge_properties, sorted_set
-from kg.models import Node, PaperRecord, Properties, Relationship
-from kg.names import loose_key
+from kg.core.merge import merge_properties, sorted_set
+from kg.core.models import Node, PaperRecord, Properties, Relationship
+from kg.core.names import loose_key
 
 PROVISIONAL = "provisional"
 KEYPHRASES = "keyphrases"
@@ -219,7 +219,7 @@ def _link(text: str) -> Relationship:
     )
 
 
-# The link form of a row, for code that rewrites rows' links (kg.concept_curations).
+# The link form of a row, for code that rewrites rows' links (kg.curation.concept_rewrite).
 link_text = _link_text
 parse_link = _link
 

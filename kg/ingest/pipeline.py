@@ -15,11 +15,11 @@ from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
 from extractors.embedding import Embedder, paper_text
 from extractors.registry import ExtractInput, Parts, get_extractor
 from extractors.text import extraction_parts
-from kg.collector import collector_paused
-from kg.ids import paper_id
-from kg.merge import UNION_LIST_PROPERTIES, merge_properties, normalize_properties
-from kg.models import Node, PaperRecord, Properties, RawPaper, Relationship, trusted_node, trusted_record
-from kg.nlp import Mode
+from kg.core.collector import collector_paused
+from kg.core.ids import paper_id
+from kg.core.merge import UNION_LIST_PROPERTIES, merge_properties, normalize_properties
+from kg.core.models import Node, PaperRecord, Properties, RawPaper, Relationship, trusted_node, trusted_record
+from kg.ingest.nlp import Mode
 from kg.readers.problems import ReadProblem
 
 DEFAULT_EXTRACTORS: tuple[str, ...] = (
@@ -229,7 +229,7 @@ class Pipeline:
         reused for another object while its entry exists; it is cleared when full.
 
         Records therefore share node objects: nothing may modify a record's node or its
-        properties in place (stores and :mod:`kg.merge` build new maps).
+        properties in place (stores and :mod:`kg.core.merge` build new maps).
         """
         hit = self._normal.get(id(n))
         if hit is not None and hit[0] is n:

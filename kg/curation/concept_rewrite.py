@@ -3,10 +3,10 @@
 Why a rewrite of records and not of the store alone: the store is rebuilt from the listings (a
 fresh store, another file order), so a user's decision about a concept must shape every record
 that carries it, or the next ingest brings the concept back. The store is changed at once too
-(:mod:`kg.concept_curate`), and both paths give the same graph because both end in the same
+(:mod:`kg.curation.concept_apply`), and both paths give the same graph because both end in the same
 relationships chosen by the same rule (:func:`winner`).
 
-The three verbs (recorded by :mod:`kg.curations`, applied in file order):
+The three verbs (recorded by :mod:`kg.curation.decisions`, applied in file order):
 
 - ``merge-concepts KEEP OTHER...``: every node, ``MENTIONS``, ``INTRODUCES`` and ``BROADER`` of
   an other concept is the kept one's; the others' names become the kept concept's aliases. Two
@@ -24,9 +24,9 @@ from typing import Protocol
 
 import orjson
 
-from kg.merge import merge_properties
-from kg.models import Node, PaperRecord, Properties, Relationship, trusted_node, trusted_record
-from kg.provisional import link_text, parse_link
+from kg.core.merge import merge_properties
+from kg.core.models import Node, PaperRecord, Properties, Relationship, trusted_node, trusted_record
+from kg.core.provisional import link_text, parse_link
 
 RelKey = tuple[str, str, str]
 
@@ -213,7 +213,7 @@ def _folded(group: list[Relationship]) -> Relationship:
 
 
 def relink(links: Sequence[str], concept_plan: ConceptPlan) -> list[str]:
-    """A keyphrase row's kept links (:mod:`kg.provisional`) after the decisions, as the record
+    """A keyphrase row's kept links (:mod:`kg.core.provisional`) after the decisions, as the record
     rewrite would have left them, sorted."""
     rewritten = _rewrite([parse_link(text) for text in links], concept_plan)
     return sorted({link_text(r) for r in rewritten.values()})

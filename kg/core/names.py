@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from extractors.concepts.normalize import is_acronym, norm_token
-from kg.ids import fold, split_nickname
+from kg.core.ids import fold, split_nickname
+from kg.core.normalize import is_acronym, norm_token
 
 _WORDS = re.compile(r"[^\W_]+")
 STRICT_PREFIX = "s:"

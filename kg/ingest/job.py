@@ -9,19 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from kg.author_ingest import Collected, Prepared, apply_people, prepare
-from kg.author_resolution import Resolution
-from kg.authors_report import AuthorIdentityStats
-from kg.collector import collector_relaxed
-from kg.concept_curations import apply_record as curate_concepts
-from kg.concept_curations import plan as concept_plan
-from kg.conflicts import ConflictNotes
-from kg.curations import Curation
-from kg.extract_pool import Built, Extractor
-from kg.institutions import Synced
-from kg.institutions import sync as sync_institutions
-from kg.models import PaperRecord, RawPaper, UpsertSummary
-from kg.pipeline import Pipeline
+from kg.authors.ingest import Collected, Prepared, apply_people, prepare
+from kg.authors.institutions import Synced
+from kg.authors.institutions import sync as sync_institutions
+from kg.authors.report import AuthorIdentityStats
+from kg.authors.resolution import Resolution
+from kg.core.collector import collector_relaxed
+from kg.core.models import PaperRecord, RawPaper, UpsertSummary
+from kg.curation.concept_rewrite import apply_record as curate_concepts
+from kg.curation.concept_rewrite import plan as concept_plan
+from kg.curation.decisions import Curation
+from kg.ingest.conflicts import ConflictNotes
+from kg.ingest.extract_pool import Built, Extractor
+from kg.ingest.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
 from kg.stores.protocol import GraphStore
 
@@ -149,7 +149,7 @@ def ingest(
     """Ingest files and folders; a bad file or record is reported and skipped, never fatal.
 
     Papers are extracted in batches of ``batch_size``; ``jobs`` > 1 extracts them in that many
-    worker processes ahead of the writes (:mod:`kg.extract_pool`). Consecutive batches are
+    worker processes ahead of the writes (:mod:`kg.ingest.extract_pool`). Consecutive batches are
     written together, in input order, as one upsert (one transaction) once they hold
     ``write_size`` papers (``None``: each extracted batch alone), and ``on_batch`` is called
     after each write. Batch boundaries do not change the graph (the store contract), so
@@ -159,10 +159,10 @@ def ingest(
     them the first files / records are read and one ``skipped`` line says what was left.
 
     ``resolve_authors`` (default): author slots are resolved into people first
-    (:mod:`kg.author_ingest`); ``False`` keys each slot by its own id or name, as before
+    (:mod:`kg.authors.ingest`); ``False`` keys each slot by its own id or name, as before
     (``bench/author_identity.py`` measures the difference). ``curations``: the user's recorded
-    decisions (:mod:`kg.curations`), applied to the resolution and, for concepts, to every record
-    (:mod:`kg.concept_curations`).
+    decisions (:mod:`kg.curation.decisions`), applied to the resolution and, for concepts, to every record
+    (:mod:`kg.curation.concept_rewrite`).
     """
     report = IngestReport()
     t0 = time.perf_counter()
@@ -196,7 +196,7 @@ def ingest(
 
     written = 0
     resolution: Resolution | None = None
-    concept_decisions = concept_plan(curations)  # kg.concept_curations: the same in every ingest
+    concept_decisions = concept_plan(curations)  # kg.curation.concept_rewrite: the same in every ingest
 
     def write(built: Built) -> None:
         nonlocal written
@@ -213,8 +213,8 @@ def ingest(
         if progress is not None:  # files read so far: the bar never goes back
             progress.update(str(current["file"]), report.files, len(files), report.read, written)
 
-    with collector_relaxed():  # the writer's heap: see kg.collector
-        # Who each author is depends on every slot of the name (kg.author_ingest): read all
+    with collector_relaxed():  # the writer's heap: see kg.core.collector
+        # Who each author is depends on every slot of the name (kg.authors.ingest): read all
         # files, resolve, then extract and write.
         if progress is not None and files:
             progress.note(f"[{'-' * 24}] 0/{len(files)} files  reading {files[0].name}")
@@ -262,7 +262,7 @@ def ingest(
             extractor.close()
     store.flush()
     # Institutions are derived from every stored AUTHORED edge, after resolution moved slots
-    # and the records were written (kg.institutions: why not per record).
+    # and the records were written (kg.authors.institutions: why not per record).
     report.institutions = sync_institutions(store)
     if progress is not None:
         progress.close()

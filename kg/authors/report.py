@@ -16,8 +16,8 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
-from kg.ids import author_id, author_node_id
-from kg.models import RawPaper
+from kg.core.ids import author_id, author_node_id
+from kg.core.models import RawPaper
 
 MAX_AMBIGUOUS_LINES = 20
 
@@ -80,7 +80,7 @@ class AuthorIdentityStats:
     def lines(self, people: Collection[str] | None = None) -> list[str]:
         """Report lines: one per ambiguous name (capped), then a count of the rest.
 
-        ``people``: the resolved Author ids (:mod:`kg.author_resolution`), when resolution ran; a
+        ``people``: the resolved Author ids (:mod:`kg.authors.resolution`), when resolution ran; a
         name whose id-less papers all joined people is then not ambiguous any more.
         """
         amb = [a for a in self.ambiguous() if people is None or author_id(a[0]) in people]
@@ -95,7 +95,7 @@ class AuthorIdentityStats:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kg.authors_report PATH...``: the counts above for listing files, no store."""
+    """``python -m kg.authors.report PATH...``: the counts above for listing files, no store."""
     import json
     import sys
     from pathlib import Path

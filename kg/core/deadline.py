@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from kg.errors import GraphStoreError
+from kg.core.errors import GraphStoreError
 
 _DEADLINE: ContextVar[float | None] = ContextVar("kg_deadline", default=None)
 # Set when the server shuts down: every deadline counts as passed, so queued work never starts

@@ -39,11 +39,11 @@ from spacy.tokens import Doc, Span
 from extractors.concepts.background import Background
 from extractors.concepts.completeness import incomplete
 from extractors.concepts.filler import GENERIC_KEYWORD_RATIO, GENERIC_MIN_DF, is_generic_key
-from extractors.concepts.normalize import token_key
 from extractors.concepts.vocabulary import Vocabulary
-from kg.evaluation import EvalPaper, is_present
-from kg.ids import concept_id
-from kg.models import PaperRecord
+from kg.core.ids import concept_id
+from kg.core.models import PaperRecord
+from kg.core.normalize import token_key
+from kg.eval.evaluation import EvalPaper, is_present
 
 __all__ = [
     "GENERIC_KEYWORD_RATIO",

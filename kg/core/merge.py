@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kg.models import Properties, PropertyValue
+from kg.core.models import Properties, PropertyValue
 
-# ``keyphrases`` (a paper's provisional phrases, kg.provisional) is one too: two listings of one
+# ``keyphrases`` (a paper's provisional phrases, kg.core.provisional) is one too: two listings of one
 # paper (one abstract, two titles) hide different phrases, and keeping the smaller list instead
 # of both made the result depend on whether a phrase was promoted before the second listing came.
 UNION_LIST_PROPERTIES: frozenset[str] = frozenset(

@@ -11,7 +11,7 @@ from spacy.language import Language
 from spacy.tokenizer import Tokenizer
 from spacy.util import registry
 
-from kg.errors import ConfigError
+from kg.core.errors import ConfigError
 
 Mode = Literal["fast", "accurate"]
 # The fast mode only tokenises; loading the other components would cost start-up time for nothing.

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from kg.errors import ConfigError
+from kg.core.errors import ConfigError
 
 # The password scripts/neo4j/start gives a local development server; refused when KG_ENV=production
 # (docker-compose.yml sets that, and takes the password from a .env file the user writes).
@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     batch_size: int = 500
     # papers per store transaction in kg ingest; 0 = the backend's choice (kg.stores.write_size)
     write_batch_size: int = 0
-    # extraction worker processes for kg ingest; 0 = one per core (kg.extract_pool)
+    # extraction worker processes for kg ingest; 0 = one per core (kg.ingest.extract_pool)
     jobs: int = 0
     # What one kg ingest run reads at most (0 = no limit): a folder of 10,000 one-record files
     # took 331 s and one array of a million tiny records over 845 s, so past these a run says

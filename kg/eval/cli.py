@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kg.evaluation import EvalPaper
-from kg.models import PaperRecord, RawPaper
-from kg.nlp import Mode, load_nlp
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord, RawPaper
+from kg.eval.evaluation import EvalPaper
+from kg.ingest.nlp import Mode, load_nlp
+from kg.ingest.pipeline import Pipeline
 
 TOP_K = 10
 
@@ -63,11 +63,11 @@ def predictor(
 def quality_lines(papers: Sequence[EvalPaper], records: Sequence[PaperRecord], name: str) -> list[str]:
     """Fragment and generic rates of the top 10, Concept nodes per paper, lexical support.
 
-    Definitions: :mod:`kg.concept_quality`. The fragment check runs the spaCy parser.
+    Definitions: :mod:`kg.eval.concept_quality`. The fragment check runs the spaCy parser.
     """
     from extractors.concepts.background import load_background
     from extractors.concepts.vocabulary import default_vocabulary
-    from kg.concept_quality import fragment_rate, generic_rate, lexical_support, nodes_per_paper
+    from kg.eval.concept_quality import fragment_rate, generic_rate, lexical_support, nodes_per_paper
 
     tops = [record_keyphrases(r) for r in records]
     vocab = default_vocabulary(load_nlp(mode="fast").tokenizer)

@@ -7,7 +7,7 @@ joined by ``+``) and sometimes an ``aff_domain``. The reader keeps them per slot
 
 Why derived after the writes and not written by each record: an affiliation's ``years`` and an
 institution's displayed name (its most frequent variant) depend on every paper that names it,
-and author resolution (:mod:`kg.author_ingest`) can move a stored slot to another Author. So the
+and author resolution (:mod:`kg.authors.ingest`) can move a stored slot to another Author. So the
 institution graph is a function of the stored ``AUTHORED`` edges: :func:`build` computes it
 from them, and :func:`sync` replaces the stored one when it differs. The result depends only on
 what is stored (any file order, re-ingest, batching), and an affiliation always belongs to the
@@ -26,8 +26,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kg.ids import fold
-from kg.models import Node, Properties, Relationship
+from kg.core.ids import fold
+from kg.core.models import Node, Properties, Relationship
 from kg.stores.protocol import GraphStore
 
 PREFIX = "institution:"

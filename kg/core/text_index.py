@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from kg.ids import fold
+from kg.core.ids import fold
 
 _WORD = re.compile(r"[0-9a-z]+")
 # Field boosts: a hit in a concept name or paper title says more than one in an abstract.

@@ -1,4 +1,4 @@
-"""Read-only Cypher that picks the names a Neo4j Browser guide shows (:mod:`kg.browser_guide`).
+"""Read-only Cypher that picks the names a Neo4j Browser guide shows (:mod:`kg.browser.guide`).
 
 Each query returns plain rows (names and counts), ordered so the same graph always gives the
 same guide. Kept apart from :mod:`kg.stores.neo4j.queries`, which serves the store itself, and

@@ -3,7 +3,7 @@
 Why generated: a guide whose queries name things that are not in the graph shows empty frames,
 and the names worth looking at (the concepts and the authors with the most papers, the real
 topic roots and venues) are only known once the data is loaded. The queries themselves
-are the documented ones of ``neo4j-browser/browser-queries.cypher`` (:mod:`kg.browser_queries`),
+are the documented ones of ``neo4j-browser/browser-queries.cypher`` (:mod:`kg.browser.queries`),
 with their ``:param`` values replaced by names picked from the graph, so the guide, the file
 and the test that runs the file agree.
 
@@ -13,7 +13,7 @@ of this repository serve it at ``/paperkg/guide.html`` (see ``neo4j-browser/READ
 
 Run it after an ingest::
 
-    python -m kg.browser_guide --neo4j-uri bolt://127.0.0.1:7687 \\
+    python -m kg.browser.guide --neo4j-uri bolt://127.0.0.1:7687 \\
         --out "$NEO4J_HOME/paperkg-browser/guide.html"
 """
 
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.browser_queries import PARAM_USE, DocumentedQuery, QueryFileError, load_queries
-from kg.errors import KGError
-from kg.stores.neo4j import guide_queries as gq
+from kg.browser import guide_queries as gq
+from kg.browser.queries import PARAM_USE, DocumentedQuery, QueryFileError, load_queries
+from kg.core.errors import KGError
 
 DEFAULT_QUERIES = Path("neo4j-browser/browser-queries.cypher")
 # The picture stays readable up to about this many CO_OCCURS edges.
@@ -307,7 +307,7 @@ def generate(driver: Any, queries_file: Path, database: str | None = None) -> st
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m kg.browser_guide",
+        prog="python -m kg.browser.guide",
         description="Write a Neo4j Browser guide whose queries name things in the loaded graph.",
     )
     p.add_argument("--neo4j-uri", default=os.environ.get("KG_NEO4J_URI", "bolt://127.0.0.1:7687"))
@@ -349,7 +349,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m kg.browser_guide``."""
+    """``python -m kg.browser.guide``."""
     return run(_parser().parse_args(argv))
 
 

@@ -193,7 +193,7 @@ class RawPaper:
     # an empty tuple: no id, the author is keyed by name). Shorter than ``authors`` = no ids.
     author_keys: list[tuple[str, ...]] = field(default_factory=list)
     # Folded affiliations per author, aligned like ``author_keys`` (paperlists ``aff``); evidence
-    # for author resolution (kg.author_resolution), not stored as ids.
+    # for author resolution (kg.authors.resolution), not stored as ids.
     author_affiliations: list[tuple[str, ...]] = field(default_factory=list)
     # Institution entries per author, aligned like ``author_keys`` (kg.institutions.slot_entries:
     # the names as printed, ``"Name <domain>"`` when paperlists gives ``aff_domain``).

@@ -1,6 +1,6 @@
 """Author resolution inside an ingest: slots from raw papers, people onto records.
 
-Why a pre-pass: who a slot is depends on every other slot of its name (:mod:`kg.author_resolution`),
+Why a pre-pass: who a slot is depends on every other slot of its name (:mod:`kg.authors.resolution`),
 so the ingest reads all its files first, resolves their slots together with the slots the store
 already holds for the same names, re-points stored slots whose person changed
 (:meth:`kg.stores.protocol.GraphStore.reassign_authors`), and only then extracts and writes. Each
@@ -16,11 +16,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from kg.author_resolution import Resolution, Slot, name_key, resolve
-from kg.curations import Curation
-from kg.curations import apply as apply_curations
-from kg.ids import author_node_id, fold, paper_id, split_nickname
-from kg.models import Node, PaperRecord, Properties, RawPaper, Relationship, trusted_node, trusted_record
+from kg.authors.resolution import Resolution, Slot, name_key, resolve
+from kg.core.ids import author_node_id, fold, paper_id, split_nickname
+from kg.core.models import Node, PaperRecord, Properties, RawPaper, Relationship, trusted_node, trusted_record
+from kg.curation.decisions import Curation
+from kg.curation.decisions import apply as apply_curations
 from kg.stores.protocol import AuthorMove, GraphStore, StoredSlot
 
 # Properties of an AUTHORED edge that record its slot, so a later ingest can re-resolve it.
@@ -121,7 +121,7 @@ class Prepared:
 
 def prepare(store: GraphStore, collected: Collected, curations: Sequence[Curation] = ()) -> Prepared:
     """Resolve the ingest's slots with the stored slots of the same names, apply the user's
-    curations (:mod:`kg.curations`), and re-point the stored slots whose person changed (before
+    curations (:mod:`kg.curation.decisions`), and re-point the stored slots whose person changed (before
     any record is written, so every write already goes to the final people)."""
     t0 = time.perf_counter()
     names = collected.names | curated_names(store, curations)

@@ -27,8 +27,8 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from kg.models import PaperRecord, RawPaper
-from kg.pipeline import Pipeline
+from kg.core.models import PaperRecord, RawPaper
+from kg.ingest.pipeline import Pipeline
 from kg.readers import ReadProblem
 
 Built = tuple[list[PaperRecord], list[ReadProblem]]

@@ -1,7 +1,7 @@
 """The documented Neo4j Browser queries (``neo4j-browser/browser-queries.cypher``), parsed.
 
 One file is the source of the queries people read, of the Browser guide's runnable blocks
-(:mod:`kg.browser_guide`) and of the integration test that runs each of them, so the three
+(:mod:`kg.browser.guide`) and of the integration test that runs each of them, so the three
 cannot drift apart. The file is plain Browser input: ``:param name => <expr>;`` lines set
 parameters (they stay set for every later query, as in Browser), every other statement ends
 with ``;`` at the end of a line, and the ``//`` comment right above a statement (or above its
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.errors import KGError
+from kg.core.errors import KGError
 
 PARAM = re.compile(r"^:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?);\s*$")
 NUMBER = re.compile(r"^\s*(\d+[a-z]?)[.\s]")

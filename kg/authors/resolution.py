@@ -5,7 +5,7 @@ listing gave that slot, and the context that tells people apart: the paper's oth
 venue and year. :func:`resolve` groups slots into people (:class:`Person`); every step below
 depends only on the *set* of slots given, never on their order, so a folder ingested in any
 file order, or in several runs, gives the same people (the ingest re-resolves the stored slots
-of every name it touches, :mod:`kg.author_ingest`).
+of every name it touches, :mod:`kg.authors.ingest`).
 
 Rules, strongest first (each join is recorded in the person's ``mergeEvidence``):
 
@@ -40,10 +40,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kg.collector import collector_paused
-from kg.ids import AUTHOR_ID_KINDS, author_id, external_author_id
-from kg.merge import merge_all, normalize_properties
-from kg.models import Properties
+from kg.core.collector import collector_paused
+from kg.core.ids import AUTHOR_ID_KINDS, author_id, external_author_id
+from kg.core.merge import merge_all, normalize_properties
+from kg.core.models import Properties
 
 PROFILE = "openreview"
 # Id systems where a person has one id: two different ids of one system are two people. An email

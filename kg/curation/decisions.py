@@ -13,7 +13,7 @@ correction made only in the store would be lost. Each decision is one JSON objec
 
 A concept decision also records the names the store showed when it was made (the kept
 concept's name and the merged ones as aliases; the parent's name), so a record that carries
-only the merged concept can still name the kept one (:mod:`kg.concept_curations`).
+only the merged concept can still name the kept one (:mod:`kg.curation.concept_rewrite`).
 
 They are applied, in file order, to every resolution (:func:`apply`): after
 :func:`kg.author_resolution.resolve` in each ingest, and at once when ``kg curate`` records one
@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kg.author_resolution import EVIDENCE, Person, Resolution, Slot, person_properties
-from kg.concept_curations import CONCEPT_VERBS, HIDE, MERGE, PLACE
-from kg.errors import KGError
-from kg.models import Properties
+from kg.authors.resolution import EVIDENCE, Person, Resolution, Slot, person_properties
+from kg.core.errors import KGError
+from kg.core.models import Properties
+from kg.curation.concept_rewrite import CONCEPT_VERBS, HIDE, MERGE, PLACE
 
 FILE_NAME = "curations.jsonl"
 AUTHOR_VERBS = ("merge-authors", "split-author", "rename-author")

@@ -16,10 +16,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kg.concept_curations import CuratedConcept, plan, relink
-from kg.concept_curations import apply_record as curate_record
-from kg.errors import KGError
-from kg.models import Node, PaperRecord, Relationship, RelType, trusted_record
+from kg.core.errors import KGError
+from kg.core.models import Node, PaperRecord, Relationship, RelType, trusted_record
+from kg.curation.concept_rewrite import CuratedConcept, plan, relink
+from kg.curation.concept_rewrite import apply_record as curate_record
 from kg.stores.protocol import Direction, PaperQuery, ReadStore
 
 RelKey = tuple[str, str, str]

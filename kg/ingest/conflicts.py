@@ -1,7 +1,7 @@
 """Records that are one paper (one id) but disagree on its title, year or venue: noted.
 
 Why: a paper's id comes from its abstract (else its title), so two listings of the same
-abstract are one paper; their metadata is merged by the rules of :mod:`kg.merge` (README,
+abstract are one paper; their metadata is merged by the rules of :mod:`kg.core.merge` (README,
 "Merge rules"), which is right for a spelling variant and silent for a real conflict (two
 different titles, years or venues). Each conflict is reported once per pair of values, with
 both sources, as a ``note`` line: the merge still happens, and re-ingesting changes nothing.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kg.ids import paper_id, text_key
-from kg.models import RawPaper
+from kg.core.ids import paper_id, text_key
+from kg.core.models import RawPaper
 from kg.readers.problems import ReadProblem
 
 # What a differing value becomes, per the documented merge rule (README, "Merge rules").

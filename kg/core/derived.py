@@ -70,7 +70,7 @@ def coauthor_deltas(
     """Net change of each co-author pair's ``papers`` when the bylines of ``papers`` go from
     ``before`` to ``after`` (author ids per paper), leaving out papers that give no pairs.
 
-    Why here: both stores move author slots between people (``kg.author_ingest``) and must
+    Why here: both stores move author slots between people (``kg.authors.ingest``) and must
     adjust the derived COAUTHOR weights by the same rule.
 
     >>> coauthor_deltas(["p"], {"p": {"a", "b"}}, {"p": {"a", "c"}}, {})
@@ -95,7 +95,7 @@ def cooccurs_deltas(
     score), by the top-k rule of :func:`top_concepts`; pairs with a removed concept are left out
     (they go with it).
 
-    Why here: both stores drop concepts and links for ``kg curate`` (``kg.concept_curate``)
+    Why here: both stores drop concepts and links for ``kg curate`` (``kg.curation.concept_apply``)
     and must adjust the derived CO_OCCURS weights by the same rule.
 
     >>> cooccurs_deltas({"p": {"a": 3.0, "b": 2.0, "c": 1.0}}, set(), {("p", "b")})

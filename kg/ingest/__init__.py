@@ -1,0 +1,1 @@
+"""The ingest: listing files -> readers -> extraction pipeline -> store, incremental or bulk."""
