@@ -1,4 +1,5 @@
-"""Shared fixtures: markers from folders, the ``store`` fixture over both backends, seed data.
+"""Shared fixtures: markers from folders (and ``browser`` from the Chromium fixtures), the ``store``
+fixture over both backends, seed data.
 
 Neo4j tests need ``--neo4j`` or ``KG_TEST_NEO4J_URI`` (CI sets it after starting the server);
 without it they are skipped locally with a reason, and CI fails if any of them is skipped.
@@ -17,6 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "listings"
 TEST_DATA = ROOT / "tests" / "data"
 NEO4J_SKIP_REASON = "need --neo4j (or KG_TEST_NEO4J_URI) to run"
+# Fixtures that launch headless Chromium (tests/api/pages/conftest.py, the Browser guide test):
+# a test that uses one, directly or through another fixture, is marked `browser`, so
+# `pytest -m "not slow and not browser"` leaves out every Chromium test without a list to keep.
+CHROMIUM_FIXTURES = frozenset({"browser", "browser_page"})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,6 +42,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(getattr(pytest.mark, folder))
         if folder == "integration":
             item.add_marker(pytest.mark.neo4j)
+        if CHROMIUM_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
         if "neo4j" in item.keywords and not run_neo4j:
             item.add_marker(pytest.mark.skip(reason=NEO4J_SKIP_REASON))
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from api.app import create_app
 from kg.core.config import Settings
@@ -31,6 +32,7 @@ def _papers(body: dict[str, Any]) -> int:
     return count
 
 
+@pytest.mark.slow  # two real ingests (spaCy) and a kg serve process: 62 s at load 20
 def test_serve_sees_an_ingest_from_another_process_within_2_s(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_")}
     env |= {"PYTHONPATH": str(ROOT), "KG_DATA_DIR": str(tmp_path / "kg")}

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "listings"
@@ -22,6 +23,7 @@ def free_port() -> int:
         return port
 
 
+@pytest.mark.slow  # a real ingest (spaCy) and kg serve with two worker processes: 45 s at load 20
 def test_kg_serve_with_two_workers_answers_queries(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_")}
     env["PYTHONPATH"] = str(ROOT)

@@ -8,8 +8,10 @@ upsert reports and what the reads return afterwards.
 from __future__ import annotations
 
 import itertools
+import os
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -481,9 +483,41 @@ def test_clear_empties_the_store_and_it_stays_usable(
     assert store.search("Nash equilibria")
 
 
-def test_ping_and_flush_succeed_on_a_working_store(store: GraphStore) -> None:
-    store.ping()
+def _second_store(store: GraphStore, request: pytest.FixtureRequest) -> GraphStore:
+    """Another store over the same data, with its own connection (and driver) to close."""
+    from kg.stores.sqlite import SQLiteStore
+
+    if isinstance(store, SQLiteStore):
+        return SQLiteStore(Path(store.path).parent)
+    import neo4j
+
+    from kg.stores.neo4j.store import Neo4jStore
+    from tests.conftest import neo4j_uri
+
+    request.getfixturevalue("neo4j_driver")  # the server is up and reachable
+    password = os.environ.get("KG_TEST_NEO4J_PASSWORD", "")
+    user = os.environ.get("KG_TEST_NEO4J_USER", "neo4j")
+    driver = neo4j.GraphDatabase.driver(neo4j_uri(), auth=(user, password) if password else None)
+    return Neo4jStore(driver, owns_driver=True)
+
+
+def test_ping_answers_and_flush_leaves_every_write_readable_elsewhere(
+    store: GraphStore, seed_records: list[PaperRecord], request: pytest.FixtureRequest
+) -> None:
+    """``ping`` returns on a working store and raises once it cannot answer; after ``flush``
+    another connection to the same data reads every upsert."""
+    assert store.ping() is None
+    store.upsert(seed_records)
     store.flush()
+    other = _second_store(store, request)
+    try:
+        assert other.ping() is None
+        assert other.counts() == store.counts()
+        assert other.counts().nodes["Paper"] == len({r.paper.id for r in seed_records})
+    finally:
+        other.close()
+    with pytest.raises(GraphStoreError):
+        other.ping()  # closed: its connection (Neo4j: its driver) is gone
 
 
 def test_iterated_export_is_the_export(store: GraphStore, seed_records: list[PaperRecord]) -> None:

@@ -304,8 +304,19 @@ def test_unreachable_server_raises_store_unavailable_in_process() -> None:
         driver.close()
 
 
-def test_ping_answers_on_a_live_server(neo4j_store: Neo4jStore) -> None:
-    neo4j_store.ping()
+def test_ping_answers_on_a_live_server_and_raises_store_unavailable_once_closed(
+    neo4j_driver: neo4j.Driver,
+) -> None:
+    """``/healthz`` relies on both sides: a live server answers, a store that cannot reach it is
+    StoreUnavailable (503), never a driver error."""
+    user = os.environ.get("KG_TEST_NEO4J_USER", "neo4j")
+    password = os.environ.get("KG_TEST_NEO4J_PASSWORD", "")
+    driver = neo4j.GraphDatabase.driver(neo4j_uri(), auth=(user, password) if password else None)
+    store = Neo4jStore(driver, owns_driver=True)
+    assert store.ping() is None
+    store.close()  # closes its own driver
+    with pytest.raises(StoreUnavailable, match="closed"):
+        store.ping()
 
 
 def free_port() -> int:

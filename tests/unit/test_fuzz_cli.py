@@ -21,6 +21,10 @@ from kg.core.ids import paper_id
 from kg.readers import read_file
 from tests.conftest import EXAMPLES, ROOT, TEST_DATA
 
+# slow: every case runs real `kg ingest` processes (spaCy loaded each time); the order case
+# ingests the same files twice (86 s of the 110 s this file took at load 26).
+pytestmark = pytest.mark.slow
+
 PAPERLISTS = TEST_DATA / "paperlists"
 GOOD = [
     json.loads(line) for line in (TEST_DATA / "iclr2018.jsonl").read_text(encoding="utf-8").split("\n")[:12]

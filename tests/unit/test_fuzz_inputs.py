@@ -552,6 +552,7 @@ def record_props() -> list[list[tuple[str, Properties]]]:
     return [_nodes_of(f, build) for f in files]
 
 
+@pytest.mark.slow  # extracts and merges every example listing per example (27 s at load 26)
 @_FUZZ
 @given(seed=st.integers(0, 2**32 - 1))
 def test_merged_nodes_do_not_depend_on_file_or_record_order(
