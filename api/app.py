@@ -317,7 +317,7 @@ def create_app(
     """The paperkg API.
 
     Args:
-        settings: defaults to :func:`kg.config.get_settings` (``KG_*`` environment variables).
+        settings: defaults to :func:`kg.core.config.get_settings` (``KG_*`` environment variables).
         store: an open store to serve (not closed on shutdown); default: open one from settings.
         response_cache_size: responses kept by :class:`ResponseCacheMiddleware`; default
             ``settings.response_cache_size`` when that setting exists, else 1024; 0 disables it.
@@ -326,7 +326,7 @@ def create_app(
         warm_first: build them before serving instead (the lifespan waits), so that no request
             meets cold caches; what each worker of ``kg serve --workers N`` does.
         stop_work_on_shutdown: at shutdown, stop every queued and running store call of the
-            process (:func:`kg.deadline.stop_all`), so SIGTERM ends it in seconds under load;
+            process (:func:`kg.core.deadline.stop_all`), so SIGTERM ends it in seconds under load;
             what ``kg serve`` does (not the default: it is process-wide, and tests serve several
             apps in one process).
 

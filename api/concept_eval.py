@@ -229,7 +229,7 @@ def _row(name: str, scores: Scores, seconds: float, n: int) -> EvalRow:
 
 
 def record_lists(records: Sequence[PaperRecord]) -> list[list[str]]:
-    """The extractor's top 10 per record (before any store; see :func:`kg.eval_cli.record_keyphrases`)."""
+    """The extractor's top 10 per record (before any store; see :func:`kg.eval.cli.record_keyphrases`)."""
     from kg.eval.cli import record_keyphrases
 
     return [record_keyphrases(r, TOP_K) for r in records]

@@ -28,7 +28,7 @@ def execute_query(
     Args:
         document: a GraphQL query document.
         variables: its variables.
-        settings: defaults to :func:`kg.config.get_settings`.
+        settings: defaults to :func:`kg.core.config.get_settings`.
         store: an open store (left open); default: open one from settings and close it after.
 
     Example:

@@ -26,7 +26,7 @@ class HealthProbe:
     """The store check behind ``/healthz``.
 
     Args:
-        ping: the store's ``ping`` (raises :class:`kg.errors.KGError` when the store is down).
+        ping: the store's ``ping`` (raises :class:`kg.core.errors.KGError` when the store is down).
         answer_s: longest wait for a fresh ping before the last result is used.
         timeout_s: a ping silent this long, or a success this old, means unavailable.
 

@@ -1,7 +1,7 @@
 # strawberry.field(description=...) is typed as returning Any, which strict mypy reports on every
 # resolver; the resolvers themselves are fully annotated.
 # mypy: disable-error-code="untyped-decorator"
-"""GraphQL object types: each wraps a domain :class:`kg.models.Node` and resolves links through loaders.
+"""GraphQL object types: each wraps a domain :class:`kg.core.models.Node` and resolves links through loaders.
 
 Every type has ``from_domain`` and keeps the node as ``strawberry.Private``; resolvers only ask
 the per-request DataLoaders or the :class:`kg.read.service.ReadService` (no Cypher, no networkx).

@@ -8,7 +8,7 @@ Usage::
 1. Builds a graph of exactly ``--papers`` papers once (default 10,000): every ``*.jsonl`` in
    ``--data-dir`` plus ``examples/listings`` (8,9xx distinct papers), topped up with
    "(variant k)" copies exactly as ``bench/neo4j_load.py::build_corpus`` makes them, through the
-   production pipeline (``Pipeline(nlp=kg.nlp.load_nlp())``) and ``store.upsert`` in batches of
+   production pipeline (``Pipeline(nlp=kg.ingest.nlp.load_nlp())``) and ``store.upsert`` in batches of
    500, into an embedded store under ``bench/out/latency`` (reused on later runs; one of another
    size is refused unless ``--rebuild``), and into Neo4j when ``KG_TEST_NEO4J_URI`` is set
    (**the Neo4j database is cleared and reloaded** unless it already holds the same counts).

@@ -16,7 +16,7 @@ slot); B-cubed: per hidden slot, over the gold slots of its predicted and its tr
 ICLR, ICML, CoRL, COLT, UAI and AISTATS file, and NeurIPS 2010-2018; 17,657 papers. "in files"
 counts the papers whose byline carries the name (folded), read straight from the JSON.
 
-**Ingest cost** (``--ingest``): ``kg ingest``'s code path (:func:`kg.ingest.ingest`) into a fresh
+**Ingest cost** (``--ingest``): ``kg ingest``'s code path (:func:`kg.ingest.job.ingest`) into a fresh
 SQLite store, with and without resolution, alternating, ``--runs`` times each, on the 68-file
 batch or ``--series`` folders (``--series all``: the whole folder); wall time with two extraction
 workers (noisy on a shared box: compare runs of the same invocation), and the resolve step's own

@@ -13,7 +13,7 @@ another checkout's ``kg`` (e.g. a detached worktree of main), and several ``--co
 old and new in one session, so the shared machine's drift hits both alike; compare ratios.
 The child holds the spaCy pipeline loaded, as the ingest process does (its objects are what
 CPython's collector walks), and applies the collector settings ``kg.ingest.job`` applies
-(``kg.collector.collector_relaxed``) when the code has them. ``--code DIR@N`` upserts N papers
+(``kg.core.collector.collector_relaxed``) when the code has them. ``--code DIR@N`` upserts N papers
 per transaction for that checkout (``kg ingest`` groups extracted batches: ``KG_WRITE_BATCH_SIZE``).
 ``--keep`` keeps each run's store for ``bench/sqlite_dump.py``.
 

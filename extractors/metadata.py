@@ -4,13 +4,13 @@ Author identity (kg.authors.v1):
 
 - An author slot with external ids (OpenReview ``~Ada_Lovelace1``, ORCID, DBLP, ACL
   Anthology, IEEE, or a hashed OpenReview email) is keyed by the strongest of them
-  (:func:`kg.ids.author_node_id`): one id under two spellings is one Author (the spellings
+  (:func:`kg.core.ids.author_node_id`): one id under two spellings is one Author (the spellings
   meet in ``aliases`` by the merge rules), one name with two ids is two Authors. Every id of
   the slot is kept in the sorted ``externalIds`` list.
 - A slot without ids is keyed by its folded name, as before (accents, case and nicknames
   ignored). It is never merged into an id-keyed Author of the same name, since the name alone
   cannot say which of several people it is; ``kg ingest`` reports such names.
-- A paper with more than :data:`kg.derived.COAUTHOR_PAIR_CAP` authors gets
+- A paper with more than :data:`kg.core.derived.COAUTHOR_PAIR_CAP` authors gets
   ``coauthorPairs: false``: all its ``AUTHORED`` edges are kept, stores derive no ``COAUTHOR``
   pairs from it.
 """

@@ -42,7 +42,7 @@ class Parts:
     nodes: list[Node] = field(default_factory=list)
     relationships: list[Relationship] = field(default_factory=list)
     paper_properties: Properties = field(default_factory=dict)
-    # Every node's properties are already in merge normal form (``kg.merge.normalize_properties``,
+    # Every node's properties are already in merge normal form (``kg.core.merge.normalize_properties``,
     # key order included), so the pipeline takes a first sighting as it is.
     normal_nodes: bool = False
 

@@ -6,7 +6,7 @@ Run on papers with titles and abstracts (default: ICLR 2018, COLM 2024 and CoRL 
 * **BROADER** ``child -> parent`` (is-a only): contradicted when the two kinds cannot be is-a
   (a dataset under a task, a named model under a method), or when at least
   ``--min-papers`` papers mention the child and fewer than ``--min-support`` of them contain
-  the parent's name or an alias (stemmed; ``kg.evaluation.is_present``): papers filed under the
+  the parent's name or an alias (stemmed; ``kg.eval.evaluation.is_present``): papers filed under the
   parent through the child would not be recognised by a reader as being about the parent
   (CLIP under contrastive learning).
 * **acronym aliases**: contradicted when a paper defines the acronym with another long form

@@ -9,7 +9,7 @@ against one venue's author keywords, works for any field (see
 Source: the ``wordfreq`` package's English list (Zipf scale: log10 of occurrences per billion
 words; 3 = once per million words), a development dependency only: the extractor reads the
 shipped table, never the package. Words are stored under their extractor key
-(:func:`~extractors.concepts.normalize.token_key`, so "contracts" and "contract" share one
+(:func:`~kg.core.normalize.token_key`, so "contracts" and "contract" share one
 entry, the higher value), as Zipf x 10 rounded, only for words at or above ``--min-zipf`` (an
 absent word is rarer than that).
 
@@ -54,7 +54,7 @@ def build(min_zipf: float) -> dict[str, object]:
     return {
         "provenance": (
             f"wordfreq {version('wordfreq')} English list (Zipf x 10), words with Zipf >= {min_zipf}, "
-            "keyed by extractors.concepts.normalize.token_key; built by scripts/build_general_english.py"
+            "keyed by kg.core.normalize.token_key; built by scripts/build_general_english.py"
         ),
         "min_zipf": min_zipf,
         "zipf": dict(sorted(table.items())),

@@ -3,7 +3,7 @@
 Issue 25's target: the 25 most frequent author keywords of every dev set (ICLR 2018, COLM 2024,
 CoRL 2021-2025, 3DV 2025) resolve to a vocabulary concept, so ``concept(K)`` is never null for
 them. A keyword resolves when its phrase key (the extractor's own tokenizer and
-:func:`~extractors.concepts.normalize.token_key`) is a name or alias of
+:func:`~kg.core.normalize.token_key`) is a name or alias of
 ``extractors/data/concepts.json``; its spelling variants (case, plural, hyphen) count together.
 
 Usage::

@@ -9,7 +9,7 @@ The file is built by ``scripts/build_background_df.py`` from ``../shared/data`` 
 ``provenance`` entry inside the file) and holds:
 
 * ``n_docs`` and ``df``: document frequency of candidate phrases and words (keys are
-  space-joined :func:`~extractors.concepts.normalize.token_key` forms; only df >= 2 is kept,
+  space-joined :func:`~kg.core.normalize.token_key` forms; only df >= 2 is kept,
   so an absent phrase has df <= 1);
 * ``keywords``: how many NeurIPS 2023 papers list a phrase as an author keyword (a
   "keyphraseness" prior; NeurIPS 2023 is not one of the evaluation files);

@@ -207,7 +207,7 @@ def _evidence(
 
 
 def _node(node_id: str, properties: Properties) -> Node:
-    """A ``Concept`` node built without re-validation (see :func:`kg.models.trusted_node`).
+    """A ``Concept`` node built without re-validation (see :func:`kg.core.models.trusted_node`).
 
     The values are built here from already-typed data, and a unit test checks that the result
     equals the validated model.
@@ -252,7 +252,7 @@ def concept_node(c: Candidate) -> Node:
     """The ``Concept`` node of an analysed (finalized) concept (``provisional: true`` if so).
 
     Its properties are built in merge normal form, so the pipeline need not normalise them:
-    what :func:`kg.merge.normalize_properties` makes of ``{name, kind, aliases, source}`` (plus
+    what :func:`kg.core.merge.normalize_properties` makes of ``{name, kind, aliases, source}`` (plus
     ``provisional``), key order included (``tests/unit/test_concept_nodes.py`` compares them).
     """
     props: Properties = {"name": c.name, "kind": c.kind, "aliases": list(c.aliases), "source": c.source}

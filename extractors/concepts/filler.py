@@ -5,7 +5,7 @@ They are noun phrases by grammar, so the chunker offers them, but no reader woul
 concept of the paper. A phrase is evaluative when it starts with an evaluative or comparative
 modifier or with a participle of the "has received attention" kind, or when its head is an
 evaluative noun ("interest", "flexibility") qualified only by such words. Keys are normalised
-(:func:`~extractors.concepts.normalize.token_key`).
+(:func:`~kg.core.normalize.token_key`).
 """
 
 from __future__ import annotations

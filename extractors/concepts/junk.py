@@ -3,7 +3,7 @@
 A phrase is junk when every word of it is generic: a generic head ("method", "performance",
 "results") with nothing but weak or generic modifiers ("novel method", "extensive
 experiments", "state-of-the-art performance"). "kernel method" or "sample complexity" are
-fine: one specific word is enough. Keys are normalised (:func:`~extractors.concepts.normalize.token_key`).
+fine: one specific word is enough. Keys are normalised (:func:`~kg.core.normalize.token_key`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Author names that ids keep apart, found while reading, for the ingest report.
 
-Ids decide identity (:func:`kg.ids.author_node_id`), so nothing is merged by name across ids.
+Ids decide identity (:func:`kg.core.ids.author_node_id`), so nothing is merged by name across ids.
 What the user should still hear about: a name printed on papers *without* an id that several
 id-keyed Authors also carry. Those papers' Author (keyed by the name) could be any of them, so
 it is kept apart and reported, never silently merged into one of them.

@@ -30,7 +30,7 @@ Rules, strongest first (each join is recorded in the person's ``mergeEvidence``)
    slots inside a round does not matter.
 
 The person's id is its OpenReview profile (``author:openreview:~Ada_Lovelace1``), else its
-strongest other id (:data:`kg.ids.AUTHOR_ID_KINDS`), else its name (``author:ada-lovelace``):
+strongest other id (:data:`kg.core.ids.AUTHOR_ID_KINDS`), else its name (``author:ada-lovelace``):
 the ids the graph used before, so a person nothing joined keeps its node.
 """
 

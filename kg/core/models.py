@@ -195,7 +195,7 @@ class RawPaper:
     # Folded affiliations per author, aligned like ``author_keys`` (paperlists ``aff``); evidence
     # for author resolution (kg.authors.resolution), not stored as ids.
     author_affiliations: list[tuple[str, ...]] = field(default_factory=list)
-    # Institution entries per author, aligned like ``author_keys`` (kg.institutions.slot_entries:
+    # Institution entries per author, aligned like ``author_keys`` (kg.authors.institutions.slot_entries:
     # the names as printed, ``"Name <domain>"`` when paperlists gives ``aff_domain``).
     author_institutions: list[tuple[str, ...]] = field(default_factory=list)
     track: str | None = None  # paperlists ``track`` ("main", "Datasets and Benchmarks", …)

@@ -136,7 +136,7 @@ def earns_node(paper: Properties, node: Properties, rel: Properties) -> bool:
 
 
 def phrase_key(node: Properties) -> str:
-    """The key a keyphrase row is found by: the :func:`kg.names.loose_key` of its name
+    """The key a keyphrase row is found by: the :func:`kg.core.names.loose_key` of its name
     (``papers(where: {concept: "Tor networks"})`` finds the row named "Tor network")."""
     name = node.get("name")
     return loose_key(str(name)) if name is not None else ""
@@ -251,7 +251,7 @@ def _merge_row(
     links: list[str],
 ) -> tuple[Properties, Properties]:
     """The row once one more record of its paper carried the concept: each part merged by its
-    own rule (the maps by :func:`kg.merge.merge_properties`, phrases and links as sets), so the
+    own rule (the maps by :func:`kg.core.merge.merge_properties`, phrases and links as sets), so the
     row does not depend on the order the paper's listings came in."""
     if old is None:
         return _row_node(merge_properties({}, node), [phrase], links), merge_properties({}, rel)

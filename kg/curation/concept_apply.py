@@ -3,7 +3,7 @@
 Why the same rewrite: ``kg curate merge-concepts`` on a built store and a fresh ingest with the
 curations file must give the same graph (an identical ``kg export``). So the store's links of the
 concepts a decision concerns are read back as records, one per paper (the links between concepts
-ride on one of them), rewritten by :func:`kg.concept_curations.apply_record` with every recorded
+ride on one of them), rewritten by :func:`kg.curation.concept_rewrite.apply_record` with every recorded
 decision, and the difference is written: concepts merged away or hidden and links the rewrite
 dropped or changed are removed (:meth:`kg.stores.protocol.GraphStore.remove_concepts`), the
 links kept in keyphrase rows are rewritten by the same rule (``relink_keyphrases``), and the

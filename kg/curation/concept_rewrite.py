@@ -35,7 +35,7 @@ CONCEPT_VERBS = (MERGE, HIDE, PLACE)
 
 
 class CuratedConcept(Protocol):
-    """What a concept curation needs of one decision (``kg.curations.Curation`` has these)."""
+    """What a concept curation needs of one decision (``kg.curation.decisions.Curation`` has these)."""
 
     @property
     def verb(self) -> str: ...

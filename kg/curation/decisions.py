@@ -16,8 +16,8 @@ concept's name and the merged ones as aliases; the parent's name), so a record t
 only the merged concept can still name the kept one (:mod:`kg.curation.concept_rewrite`).
 
 They are applied, in file order, to every resolution (:func:`apply`): after
-:func:`kg.author_resolution.resolve` in each ingest, and at once when ``kg curate`` records one
-(the names concerned are re-resolved from the store's slots, :func:`kg.author_ingest.prepare`).
+:func:`kg.authors.resolution.resolve` in each ingest, and at once when ``kg curate`` records one
+(the names concerned are re-resolved from the store's slots, :func:`kg.authors.ingest.prepare`).
 A decision about an Author the resolution does not hold changes nothing.
 """
 

@@ -23,7 +23,7 @@ Definitions (the code below is the definition; the README quotes it):
   rule of the record contract), divided by the number of papers.
 * **lexical support** (of a query concept): the share of the papers linked to it (``about``
   MENTIONS of it or of a narrower concept) whose title or abstract contains the concept's
-  name or one of its aliases (stemmed, contiguous; :func:`kg.evaluation.is_present`).
+  name or one of its aliases (stemmed, contiguous; :func:`kg.eval.evaluation.is_present`).
 """
 
 from __future__ import annotations

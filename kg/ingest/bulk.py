@@ -84,7 +84,7 @@ def _say(phase: str) -> None:
 
 def _sync_institutions(settings: Settings) -> str:
     """Derive the institution graph from the loaded ``AUTHORED`` edges, as every ingest does
-    (:func:`kg.institutions.sync`; the bulk files hold only what the records give)."""
+    (:func:`kg.authors.institutions.sync`; the bulk files hold only what the records give)."""
     from kg.authors.institutions import sync
     from kg.stores.neo4j.store import open_neo4j_store
 

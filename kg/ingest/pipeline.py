@@ -78,7 +78,7 @@ class Pipeline:
     """Runs the registered extractors over batches of papers with one spaCy pipeline.
 
     Args:
-        nlp: loaded once by the caller (see :func:`kg.nlp.load_nlp`).
+        nlp: loaded once by the caller (see :func:`kg.ingest.nlp.load_nlp`).
         mode: ``fast`` tokenises only; ``accurate`` runs the parser for noun chunks.
         extractors: registered extractor names, in order.
     """

@@ -1,4 +1,4 @@
-"""Readers: listing files in, :class:`kg.models.RawPaper` records and specific problems out.
+"""Readers: listing files in, :class:`kg.core.models.RawPaper` records and specific problems out.
 
 The format is chosen by content (a ``.txt`` holding JSON lines is read as JSONL), and one
 bad record never hides the good ones around it.

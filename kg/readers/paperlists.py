@@ -222,7 +222,7 @@ def author_affiliations(record: Mapping[str, Any], count: int) -> list[tuple[str
 
 
 def author_institutions(record: Mapping[str, Any], count: int) -> list[tuple[str, ...]]:
-    """Per author slot, its institution entries (:func:`kg.institutions.slot_entries`) from
+    """Per author slot, its institution entries (:func:`kg.authors.institutions.slot_entries`) from
     ``aff`` and ``aff_domain``; ``[]`` when ``aff`` does not align with the authors (as
     :func:`author_affiliations`). An ``aff_domain`` that does not align is ignored."""
     from kg.authors.institutions import slot_entries

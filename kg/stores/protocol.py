@@ -299,7 +299,7 @@ class GraphStore(Protocol):
         ...
 
     def ping(self) -> None:
-        """Raise :class:`kg.errors.StoreUnavailable` when the store cannot answer."""
+        """Raise :class:`kg.core.errors.StoreUnavailable` when the store cannot answer."""
         ...
 
     def clear(self) -> None:
@@ -307,7 +307,7 @@ class GraphStore(Protocol):
         ...
 
     def author_slots(self, name_keys: Sequence[str]) -> list[StoredSlot]:
-        """Every ``AUTHORED`` slot of the Authors any of these folded names (:func:`kg.ids.fold`)
+        """Every ``AUTHORED`` slot of the Authors any of these folded names (:func:`kg.core.ids.fold`)
         finds, sorted by (author, paper): what :mod:`kg.authors.ingest` re-resolves."""
         ...
 
@@ -340,7 +340,7 @@ class GraphStore(Protocol):
 
     def replace_institutions(self, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
         """One transaction: the Institution nodes and ``AFFILIATED_WITH`` relationships become
-        exactly these (:func:`kg.institutions.sync`); bumps the version."""
+        exactly these (:func:`kg.authors.institutions.sync`); bumps the version."""
         ...
 
     def close(self) -> None:
@@ -372,7 +372,7 @@ class ReadStore(GraphStore, Protocol):
         ...
 
     def authors_named(self, key: str, limit: int) -> list[str]:
-        """Every Author one :func:`kg.names.author_query_key` key finds (namesakes: several
+        """Every Author one :func:`kg.core.names.author_query_key` key finds (namesakes: several
         people of one name), most papers first, then by id; at most ``limit``."""
         ...
 
@@ -381,7 +381,7 @@ class ReadStore(GraphStore, Protocol):
         ...
 
     def keyphrase_concepts(self, key: str, limit: int) -> list[str]:
-        """The concept ids of the keyphrase rows whose :func:`kg.provisional.phrase_key` is
+        """The concept ids of the keyphrase rows whose :func:`kg.core.provisional.phrase_key` is
         ``key``, sorted, at most ``limit``: a phrase asked for by name that is no node."""
         ...
 
@@ -501,7 +501,7 @@ class ReadStore(GraphStore, Protocol):
     ) -> list[list[Weighted]]:
         """``weighted_neighbors`` over ``CO_OCCURS`` counting only the papers of ``years``
         (inclusive): the pairs among each such paper's best ``CO_OCCURS_TOP_K`` mentions by
-        score then id (:func:`kg.derived.top_concepts`, the rule the stored ties follow)."""
+        score then id (:func:`kg.core.derived.top_concepts`, the rule the stored ties follow)."""
         ...
 
     def concept_edges_in_years(

@@ -1,7 +1,7 @@
 """Re-ingesting changes nothing, and the graph does not depend on the order files came in.
 
 Both on real records (``tests/data/reingest``, see its README entry), on both stores, through
-:func:`kg.ingest.ingest` as ``kg ingest`` runs it:
+:func:`kg.ingest.job.ingest` as ``kg ingest`` runs it:
 
 - ``broader-link`` and ``no-link`` carry the same provisional concept, "model augmentation";
   only the first paper links it to its vocabulary head (``BROADER`` data augmentation). Ingested

@@ -449,7 +449,7 @@ def test_search_ranks_a_title_hit_above_an_abstract_mention(store: GraphStore) -
 
 
 def test_search_leaves_stop_words_out(store: GraphStore, seed_records: list[PaperRecord]) -> None:
-    """Both stores drop the same stop words (Lucene's English list, kg.text_index.STOP_WORDS):
+    """Both stores drop the same stop words (Lucene's English list, kg.core.text_index.STOP_WORDS):
     a word in nearly every abstract must not decide what matches, nor cost a scan of them all."""
     store.upsert(seed_records)
     plain = [h.node.id for h in store.search("Nash equilibria", limit=10)]

@@ -1,6 +1,6 @@
 """The stop words both stores leave out of a search are the ones Neo4j's fulltext analyzer drops.
 
-Why: ``kg.text_index.STOP_WORDS`` is a copy of the analyzer's list, so that the embedded store
+Why: ``kg.core.text_index.STOP_WORDS`` is a copy of the analyzer's list, so that the embedded store
 (FTS5) searches for the same words as Neo4j; if Neo4j's list changed, the backends would answer
 differently and this fails.
 """

@@ -1,7 +1,7 @@
 """Candidate rules that keep fragments (pieces of noun phrases) out of a paper's concepts.
 
 Each test holds a failing-before example from the fragment audit of the fast mode (the
-fragment definition itself is :func:`kg.concept_quality.is_fragment`). Real spaCy tokenizer,
+fragment definition itself is :func:`kg.eval.concept_quality.is_fragment`). Real spaCy tokenizer,
 shipped vocabulary, background table and ranker.
 """
 

@@ -221,7 +221,7 @@ def test_normalize_properties_edge_cases(props: Properties) -> None:
 
 
 def _reference_fold(text: str) -> str:
-    """The former :func:`kg.ids.fold`: every character of a non-ASCII text looked at."""
+    """The former :func:`kg.core.ids.fold`: every character of a non-ASCII text looked at."""
     if text.isascii():
         return re.sub(r"\s+", " ", text.lower()).strip()
     decomposed = unicodedata.normalize("NFKD", text)

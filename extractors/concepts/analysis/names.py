@@ -1,7 +1,7 @@
 """Canonical names: how a phrase is named (the same in every paper), spelt-out acronyms, and how
 a concept is shown for one paper (its wording).
 
-Why one module: ids are built from names (:func:`kg.ids.concept_id`), so every rule that makes
+Why one module: ids are built from names (:func:`kg.core.ids.concept_id`), so every rule that makes
 two papers' spellings give one name lives here, and a change here changes node ids.
 """
 
@@ -94,7 +94,7 @@ def spell_out_acronyms(name: str, vocab: Vocabulary, defined: set[str]) -> str:
     "constrained RL" -> "constrained reinforcement learning", "LLM agents" -> "large language
     model agents" (a spelt-out name before the head is singular).
 
-    Why: ids are built from the name (:func:`kg.ids.concept_id`), so the two spellings of one
+    Why: ids are built from the name (:func:`kg.core.ids.concept_id`), so the two spellings of one
     concept in two papers get one id, one node. Only acronyms that resolve without support
     (not :attr:`Vocabulary.ambiguous`) and that the paper does not define itself (``defined``,
     keys of its acronym definitions, which are expanded from the paper's own words) change.

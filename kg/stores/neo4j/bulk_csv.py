@@ -3,7 +3,7 @@
 Why this shape:
 
 - **The same graph as the transactional store.** Records are merged with the store's own
-  planner (:class:`kg.stores.neo4j.store._Batch`, which applies :func:`kg.merge.merge_properties`
+  planner (:class:`kg.stores.neo4j.store._Batch`, which applies :func:`kg.core.merge.merge_properties`
   and the :mod:`kg.core.derived` pair rules) starting from an empty database, so a bulk load and an
   ``upsert`` of the same records give equal exports.
 - **One file per property signature.** The importer types columns in the header

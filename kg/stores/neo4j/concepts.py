@@ -2,7 +2,7 @@
 
 The same contract as :mod:`kg.stores.sqlite.concepts` (see there for why this is not part of the
 upsert). One write transaction under the writer lock; ``CO_OCCURS`` pairs follow each touched
-paper's top concepts before and after (:func:`kg.derived.cooccurs_changes`), and the read index
+paper's top concepts before and after (:func:`kg.core.derived.cooccurs_changes`), and the read index
 of every touched concept (``_papers``) is recomputed from the stored state at the end
 (:func:`kg.stores.neo4j.read_index.index_nodes`).
 """

@@ -52,7 +52,7 @@ KIND_LABELS: dict[str, str] = {
     "METRIC": "Metric",
 }
 FULLTEXT_INDEX = "paperkg_fulltext"
-FULLTEXT_ANALYZER = "standard-folding"  # accents folded, like kg.ids.fold in the embedded index
+FULLTEXT_ANALYZER = "standard-folding"  # accents folded, like kg.core.ids.fold in the embedded index
 ALIAS_TEXT = "_aliasText"
 # Sort, search and count keys of the read path (kg.stores.neo4j.read_index maintains them).
 READ_INDEX_PROPERTIES: frozenset[str] = frozenset({"_sortKey", "_sortName", "_search", "_papers", "_keys"})
@@ -94,7 +94,7 @@ class Statement:
 
 
 def label(name: str) -> str:
-    """``name`` if it is one of :data:`kg.models.LABELS`; the only way a label reaches Cypher.
+    """``name`` if it is one of :data:`kg.core.models.LABELS`; the only way a label reaches Cypher.
 
     >>> label("Paper")
     'Paper'
@@ -105,7 +105,7 @@ def label(name: str) -> str:
 
 
 def rel_type(name: str) -> str:
-    """``name`` if it is one of :data:`kg.models.REL_TYPES`; the only way a type reaches Cypher.
+    """``name`` if it is one of :data:`kg.core.models.REL_TYPES`; the only way a type reaches Cypher.
 
     >>> rel_type("AUTHORED")
     'AUTHORED'
@@ -614,7 +614,7 @@ def lucene_escape(text: str) -> str:
 def fulltext_query(text: str, every_word: bool = False) -> str | None:
     """The Lucene query for user ``text``: its words in every field, with the embedded index's boosts.
 
-    Words are the embedded index's (:func:`kg.text_index.search_words`: folded, alphanumeric,
+    Words are the embedded index's (:func:`kg.core.text_index.search_words`: folded, alphanumeric,
     no stop words), escaped anyway; ``None`` when the text has no words. Lucene's bare
     ``AND``/``OR``/``NOT`` are operators only in upper case, and tokens are lower case.
     ``every_word``: each word required (in any field), as FTS5's
@@ -635,7 +635,7 @@ def fulltext_query(text: str, every_word: bool = False) -> str | None:
 
 
 def lucene_terms(text: str, every_word: bool, fields: tuple[str, ...]) -> str | None:
-    """The Lucene query of ``text`` over ``fields`` (:func:`kg.text_index.search_terms`): each
+    """The Lucene query of ``text`` over ``fields`` (:func:`kg.core.text_index.search_terms`): each
     quoted phrase required as a phrase, and any of the other words (``every_word``: each).
 
     >>> lucene_terms('"diffusion policy" robot', False, ("title",))

@@ -4,7 +4,7 @@ Why: every API read must be one indexed query (:class:`kg.stores.protocol.ReadSt
 Neo4j's range indexes cannot answer what the API asks for with the plain properties:
 
 - names and aliases are a list, and range indexes do not index list membership; so every
-  :func:`kg.names.concept_keys` key of a concept (and every :func:`kg.names.author_keys` key of
+  :func:`kg.core.names.concept_keys` key of a concept (and every :func:`kg.core.names.author_keys` key of
   an author) is an internal key node ``(:__KGKey {key, rkey})-[:__KEY_OF {rank}]->(node)``,
   unique on ``key``; ``rkey`` (the reversed loose key) makes "loose key ends with these words"
   an index prefix seek;

@@ -551,7 +551,7 @@ def coauthor_edges_in_years(ids: Sequence[str], years: tuple[int, int], min_weig
 
 
 # Per paper ``p`` of a year range, its best CO_OCCURS_TOP_K mentions by score, then concept id
-# (kg.derived.top_concepts, a missing score counting as 0), as ``top``.
+# (kg.core.derived.top_concepts, a missing score counting as 0), as ``top``.
 _YEAR = "p.year >= $from AND p.year <= $to "
 _TOP = (
     "CALL (p) { MATCH (p)-[m:MENTIONS]->(x) "

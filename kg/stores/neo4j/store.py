@@ -6,7 +6,7 @@ Writes. One upsert is one write transaction (retried on transient errors, see
 1. take the writer lock (one ``MERGE`` on a lock node), so concurrent upserts serialise;
 2. read, in a few ``UNWIND`` statements, the stored state the batch touches: its nodes by id,
    every relationship around its papers, and its other relationships by key;
-3. merge in Python with :func:`kg.merge.merge_properties`, record by record, exactly like the
+3. merge in Python with :func:`kg.core.merge.merge_properties`, record by record, exactly like the
    embedded store, which gives ``added``/``updated``/``unchanged`` per paper and the derived
    ``COAUTHOR``/``CO_OCCURS`` pair bumps (:mod:`kg.core.derived`) from each paper's before/after sets;
 4. write only what changed: created nodes per label, replaced property maps, created and
@@ -259,7 +259,7 @@ class _Batch:
             summary.unchanged += 1
 
     def apply_plan(self, plan: Plan, summary: UpsertSummary) -> None:
-        """Merge a batch rewritten by :func:`kg.provisional.plan`: its records, then the earlier
+        """Merge a batch rewritten by :func:`kg.core.provisional.plan`: its records, then the earlier
         carriers of the concepts it promotes (their papers must be loaded and tracked)."""
         for record in plan.records:
             self.apply(record, summary, changed=record.paper.id in plan.changed_papers)
@@ -616,7 +616,7 @@ class Neo4jStore(Neo4jReads):
         self._write(tx, batch)
         written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
         update_read_index(tx, written, batch.new_nodes, batch.paper_delta, batch.stored)
-        # Vectors are not compared by the summary (see kg.models.PaperRecord.embedding), but a
+        # Vectors are not compared by the summary (see kg.core.models.PaperRecord.embedding), but a
         # changed one is a change: the version is bumped if nothing else bumped it.
         if self._put_vectors(tx, [(r.paper.id, r.embedding) for r in records if r.embedding is not None]):
             if not batch.changes:
@@ -679,7 +679,7 @@ class Neo4jStore(Neo4jReads):
             seen.setdefault(node_id, None)
 
     def _plan_provisional(self, tx: Tx, records: list[PaperRecord], seen: _Seen) -> Plan:
-        """:func:`kg.provisional.plan` over the nodes and keyphrase rows stored for the batch.
+        """:func:`kg.core.provisional.plan` over the nodes and keyphrase rows stored for the batch.
 
         Only concepts that are not nodes can have keyphrase rows: a concept's rows are dropped in
         the transaction that makes it a node, and none are written for a node. So the rows are
@@ -704,7 +704,7 @@ class Neo4jStore(Neo4jReads):
     ) -> _Batch:
         """The stored state the records touch; ``carriers``: stored papers of promoted concepts,
         loaded like the batch's own papers; ``linked``: the ends of the links their keyphrase
-        rows restore (:class:`kg.provisional.Promotion`), which need an element id; ``seen``:
+        rows restore (:class:`kg.core.provisional.Promotion`), which need an element id; ``seen``:
         nodes already read in this transaction."""
         seen = {} if seen is None else seen
         ids: dict[str, None] = dict.fromkeys([*carriers, *linked])

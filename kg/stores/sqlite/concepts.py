@@ -5,7 +5,7 @@ Why here and not in the upsert: an upsert only merges, while a user's decision a
 placement replaces a concept's ``BROADER`` links). :func:`remove` keeps every derived column
 (``paper_count``, ``ties``, ``name_keys``, the full-text rows, ``CO_OCCURS`` weights) as an
 ingest of the remaining graph would have left it; the ``CO_OCCURS`` pairs follow each touched
-paper's top concepts before and after (:func:`kg.derived.cooccurs_changes`).
+paper's top concepts before and after (:func:`kg.core.derived.cooccurs_changes`).
 """
 
 from __future__ import annotations

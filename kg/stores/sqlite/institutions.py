@@ -1,7 +1,7 @@
 """The institution graph on SQLite (:mod:`kg.authors.institutions`): read the slots, replace the graph.
 
 Why a whole replacement: the graph is derived from every stored ``AUTHORED`` edge, and is
-small (one node per institution, one edge per author and institution); :func:`kg.institutions.sync`
+small (one node per institution, one edge per author and institution); :func:`kg.authors.institutions.sync`
 calls :func:`replace` only when the derived graph differs from the stored one.
 """
 

@@ -12,7 +12,7 @@ from kg.stores.sqlite.reads import chunked
 
 
 def plan_batch(c: sqlite3.Connection, records: Sequence[PaperRecord]) -> Plan:
-    """:func:`kg.provisional.plan` over what the store holds for the batch's provisional ids."""
+    """:func:`kg.core.provisional.plan` over what the store holds for the batch's provisional ids."""
     existing: set[str] = set()
     stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
     for chunk in chunked(provisional_ids(records)):

@@ -100,7 +100,7 @@ _YEAR_PAPERS = (
 )
 
 # (paper, concept) for the best CO_OCCURS_TOP_K mentions, best first, (by score, then concept id: the rule of
-# kg.derived.top_concepts, a missing or non-numeric score counting as 0) of every paper of a year
+# kg.core.derived.top_concepts, a missing or non-numeric score counting as 0) of every paper of a year
 # range that mentions one of a JSON list of concepts. Parameters: the list, from, to, top k.
 _MENTION_SCORE = (
     "CASE WHEN json_type(CAST(r.props AS TEXT), '$.score') IN ('integer', 'real') "
@@ -144,7 +144,7 @@ def page_route(total: int, window: int) -> Route:
 
 
 def fts_query(text: str, every_word: bool = False) -> str | None:
-    """An FTS5 query for free text: every search word (:func:`kg.text_index.search_words`)
+    """An FTS5 query for free text: every search word (:func:`kg.core.text_index.search_words`)
     quoted (no operator injection), any word matches (``every_word``: all of them, each in any
     column).
 

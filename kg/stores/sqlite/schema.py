@@ -19,7 +19,7 @@ JSON property map, and name lookups go through a key table instead of scanning n
 - ``fts``: FTS5 (BM25) over paper titles/abstracts and concept names/aliases; ``rowid`` is the
   node's rowid.
 - ``keyphrases``: provisional concepts not yet carried by two papers (:mod:`kg.stores.sqlite.keyphrases`),
-  with the row's lookup ``key`` (:func:`kg.provisional.phrase_key`) and ``about`` flag, indexed
+  with the row's lookup ``key`` (:func:`kg.core.provisional.phrase_key`) and ``about`` flag, indexed
   by paper (a paper's key concepts) and by key (papers by a phrase's name).
 - ``meta``: the schema format and the store version (bumped by every write that changed something).
 """

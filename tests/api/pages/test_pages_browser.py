@@ -193,7 +193,7 @@ def test_explorer_labels_seldom_overlap(kg_serve: str, page: tuple[Page, Traffic
     """The layout pushes apart nodes whose labels would cross: 26 overlapping pairs among 39
     nodes on the examples before, 9 among 40 when the drawing was kept to a square, 6 when it
     used the container's width and height, where the drawing is dense. Since a phrase a paper is
-    about and names in its title earns its node from the first paper (kg.provisional.earns_node),
+    about and names in its title earns its node from the first paper (kg.core.provisional.earns_node),
     the strongest part of the examples' concept graph is denser ("sequence length", "test-time
     scaling" beside "large language models"): 11 among 40, with the same layout code."""
     p, _ = page
