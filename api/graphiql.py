@@ -4,7 +4,7 @@ strawberry's stock page loads React, GraphiQL and the explorer plugin from a CDN
 machine without internet it stays on "Loading..." with no error (strawberry declined to bundle
 the assets: strawberry #1160, #3826). The same builds (graphiql 3.8.3, @graphiql/plugin-explorer
 1.0.2, React 18.2.0, byte-identical to the ones strawberry pins by hash) are committed under
-``api/static/graphiql/`` by ``tools/web-vendor/build.sh`` and mounted by
+``api/static/vendor/graphiql/`` by ``tools/web-vendor/build.sh`` and mounted by
 :func:`api.static_files.install`; :class:`GraphiQLRouter` renders the page that points at them.
 
 The page also sends a Content-Security-Policy that allows only this origin (and inline styles,
@@ -23,8 +23,10 @@ from strawberry.fastapi import GraphQLRouter
 
 from api.static_files import STATIC_PREFIX
 
-# Where the assets are below the static mount; the page's script is ours (graphiql-init.js).
+# Where the files are below the static mount: the third-party builds under vendor/ (with their
+# LICENSES.txt), the page's own script and style (graphiql-init.js, graphiql-page.css) apart.
 ASSET_DIR = "graphiql"
+VENDOR_DIR = "vendor/graphiql"
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self' data:; connect-src 'self' ws: wss:; "
@@ -37,13 +39,13 @@ _PAGE = """<!doctype html>
     <meta charset="utf-8" />
     <title>paperkg GraphiQL</title>
     <link rel="icon" href="data:," />
-    <link rel="stylesheet" href="{base}/graphiql.min.css" />
-    <link rel="stylesheet" href="{base}/plugin-explorer.css" />
+    <link rel="stylesheet" href="{vendor}/graphiql.min.css" />
+    <link rel="stylesheet" href="{vendor}/plugin-explorer.css" />
     <link rel="stylesheet" href="{base}/graphiql-page.css" />
-    <script src="{base}/react.production.min.js"></script>
-    <script src="{base}/react-dom.production.min.js"></script>
-    <script src="{base}/graphiql.min.js"></script>
-    <script src="{base}/plugin-explorer.umd.js"></script>
+    <script src="{vendor}/react.production.min.js"></script>
+    <script src="{vendor}/react-dom.production.min.js"></script>
+    <script src="{vendor}/graphiql.min.js"></script>
+    <script src="{vendor}/plugin-explorer.umd.js"></script>
   </head>
   <body>
     <div id="graphiql" data-endpoint="{endpoint}">Loading GraphiQL...</div>
@@ -65,11 +67,15 @@ def graphiql_html(root_path: str = "", endpoint: str = "/graphql") -> str:
         HTML whose every script, style and request URL is on this server.
 
     Example:
-        >>> 'src="/static/graphiql/graphiql.min.js"' in graphiql_html()
+        >>> 'src="/static/vendor/graphiql/graphiql.min.js"' in graphiql_html()
         True
     """
-    base = f"{root_path.rstrip('/')}{STATIC_PREFIX}/{ASSET_DIR}"
-    return _PAGE.format(base=escape(base, quote=True), endpoint=escape(endpoint, quote=True))
+    static = f"{root_path.rstrip('/')}{STATIC_PREFIX}"
+    return _PAGE.format(
+        base=escape(f"{static}/{ASSET_DIR}", quote=True),
+        vendor=escape(f"{static}/{VENDOR_DIR}", quote=True),
+        endpoint=escape(endpoint, quote=True),
+    )
 
 
 class GraphiQLRouter(GraphQLRouter[Any, None]):

@@ -1,7 +1,8 @@
 """The pages and browser files ``kg serve`` ships: ``/static/**`` and the ``/explore`` page.
 
-Everything a page loads is package data under ``api/static/`` (vendored libraries with their
-``LICENSES.txt``, and the pages' own scripts), so the pages work on a machine without internet.
+Everything a page loads is package data under ``api/static/`` (the pages' own files in
+``graphiql/`` and ``explore/``; third-party builds with their ``LICENSES.txt`` in ``vendor/``, which
+tools such as ``duplicates`` skip), so the pages work on a machine without internet.
 Files are served with a validator (ETag/Last-Modified) so a browser re-checks instead of
 re-downloading the 3.5 MB GraphiQL bundle on every visit.
 """

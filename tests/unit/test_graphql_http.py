@@ -60,4 +60,4 @@ def test_graphiql_page_is_local_only() -> None:
     page = graphiql_html("/prefix", "/prefix/graphql")
     urls = [m for m in page.split('"') if m.startswith(("/", "http", "//"))]
     assert urls and all(u.startswith("/prefix/") for u in urls), urls
-    assert 'src="/prefix/static/graphiql/graphiql.min.js"' in page
+    assert 'src="/prefix/static/vendor/graphiql/graphiql.min.js"' in page

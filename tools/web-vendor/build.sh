@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Rebuilds the vendored browser files under api/static/ from the pinned packages here.
+# Rebuilds the vendored browser files under api/static/vendor/ from the pinned packages here.
 # Development-time only: the npm work happens in a scratch folder, never in the repo, and only
 # the built files and their licences are committed (served by kg serve; no CDN at run time).
 #
 # Usage: tools/web-vendor/build.sh [SCRATCH_DIR]   (default: a new temporary folder)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-static="$here/../../api/static"
+static="$here/../../api/static/vendor"
 scratch="${1:-$(mktemp -d)}"
 cp "$here/package.json" "$here/package-lock.json" "$here/explore-vendor.mjs" "$here/collect-licenses.mjs" "$scratch/"
 cd "$scratch"

@@ -1,5 +1,5 @@
 // paperkg's GraphiQL page (api/graphiql.py): GraphiQL with the explorer plugin, querying the
-// endpoint the page was served from. Everything it loads is on this server (api/static/graphiql).
+// endpoint the page was served from. Everything it loads is on this server (api/static/graphiql, api/static/vendor/graphiql).
 (function () {
   "use strict";
   var mount = document.getElementById("graphiql");

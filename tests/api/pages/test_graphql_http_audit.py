@@ -81,5 +81,5 @@ def test_not_acceptable_and_vary(kg_serve: str) -> None:
     assert "accept" in ok.headers["vary"].lower()
     # The IDE is still served to a browser's GET (no query parameter).
     page = httpx.get(f"{kg_serve}/graphql", headers={"accept": "text/html"}, timeout=60)
-    assert page.status_code == 200 and "/static/graphiql/graphiql.min.js" in page.text
+    assert page.status_code == 200 and "/static/vendor/graphiql/graphiql.min.js" in page.text
     assert "unpkg" not in page.text and "https://" not in page.text

@@ -59,7 +59,7 @@ def test_graphiql_renders_offline_with_the_schema_explorer(kg_serve: str, page: 
     p.wait_for_function("() => document.querySelector('.result-window').innerText.includes('paperCount')")
     assert traffic.graphql_posts(), "GraphiQL sent no POST /graphql"
     served = {urlsplit(r.url).path for r in traffic.local}
-    assert "/static/graphiql/graphiql.min.js" in served
+    assert "/static/vendor/graphiql/graphiql.min.js" in served
 
 
 # ------------------------------------------------------------------------------------ explorer
@@ -115,7 +115,9 @@ def assert_bounded(traffic: Traffic) -> None:
         assert len(re.findall(r"\bk\d+:", body["query"])) <= 25, body["query"]
     for r in traffic.local:
         path = urlsplit(r.url).path
-        assert path in ("/explore", "/graphql") or path.startswith("/static/explore/"), r.url
+        assert path in ("/explore", "/graphql") or path.startswith(
+            ("/static/explore/", "/static/vendor/explore/")
+        ), r.url
 
 
 def test_explorer_draws_the_concept_graph_and_a_click_lists_papers(

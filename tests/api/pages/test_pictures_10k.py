@@ -213,7 +213,7 @@ def test_paper_deep_link_typesets_its_title(kg_serve_10k: str, page: tuple[Page,
     assert query_of(p)["paper"] == [paper["id"]]
     # KaTeX's fonts come from this server.
     fonts = [r.url for r in traffic.local if urlsplit(r.url).path.endswith(".woff2")]
-    assert fonts and all(urlsplit(f).path.startswith("/static/explore/katex/fonts/") for f in fonts)
+    assert fonts and all(urlsplit(f).path.startswith("/static/vendor/explore/katex/fonts/") for f in fonts)
 
 
 def test_a_concepts_count_is_the_same_on_every_screen(kg_serve_10k: str, page: tuple[Page, Traffic]) -> None:
