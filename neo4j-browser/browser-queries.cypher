@@ -10,7 +10,7 @@
 // (the paperkg extension serves both files from the Neo4j HTTP server itself). Run those two
 // lines yourself after `:style reset`, or on a server started another way: the one way to load
 // the style is `:style <url of paperkg.grass>`. The guide has these queries with names taken
-// from your graph (python -m kg.browser_guide); the defaults below are names in examples/listings.
+// from your graph (python -m kg.browser.guide); the defaults below are names in examples/listings.
 //
 // Usage: each block below is one `:param` set-up plus one query. Run the `:param` lines first
 // (one by one, or paste a whole block: Browser's multi-statement mode splits on `;`), then edit

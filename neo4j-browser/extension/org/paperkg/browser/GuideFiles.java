@@ -20,7 +20,7 @@ import javax.ws.rs.core.Response;
  *
  * <p>Only flat file names with a known extension are served, from one directory:
  * {@code $PAPERKG_BROWSER_DIR}, else {@code $NEO4J_HOME/paperkg-browser}. The files are written by
- * scripts/neo4j/start (the style) and by {@code python -m kg.browser_guide} (the guide).
+ * scripts/neo4j/start (the style) and by {@code python -m kg.browser.guide} (the guide).
  */
 @javax.ws.rs.Path("/")
 public class GuideFiles {
@@ -68,7 +68,7 @@ public class GuideFiles {
         if (!file.startsWith(dir) || !Files.isRegularFile(file)) {
             return cors(Response.status(Response.Status.NOT_FOUND))
                     .type("text/plain; charset=utf-8")
-                    .entity(name + " not found in " + dir + " (generate it: python -m kg.browser_guide)\n")
+                    .entity(name + " not found in " + dir + " (generate it: python -m kg.browser.guide)\n")
                     .build();
         }
         try {
