@@ -1,2 +1,2 @@
-"""The evaluation harness: extraction quality against gold keywords (``kg eval``), not used by
-the ingest or the API."""
+"""The evaluation harness: extraction quality against author keywords (``kg eval-concepts``,
+bench/concepts.py), not used by the ingest or the API's answers."""
