@@ -30,8 +30,11 @@ from kg.core.errors import ExtractionError
 if TYPE_CHECKING:
     from extractors.concepts.analysis import Analysis, Candidate
 
-__all__ = ["DEFAULT_RANKER", "FEATURES", "Ranker", "features", "load_ranker"]
+__all__ = ["DEFAULT_RANKER", "FEATURES", "KIND_FEATURES", "Ranker", "features", "load_ranker"]
 
+# The candidate's kind as one-hot features, then whether its surface is an acronym; the fast
+# path (:class:`~extractors.concepts.analysis.ranking.RankTerms`) reads these in this order too.
+KIND_FEATURES: tuple[str, ...] = ("kind_model", "kind_dataset", "kind_task", "kind_method", "acronym_surface")
 DEFAULT_RANKER = Path(__file__).resolve().parent.parent / "data" / "ranker.json"
 FEATURES: tuple[str, ...] = (
     "log_score",
@@ -50,11 +53,7 @@ FEATURES: tuple[str, ...] = (
     "generic",
     "first_sentence",
     "contribution",
-    "kind_model",
-    "kind_dataset",
-    "kind_task",
-    "kind_method",
-    "acronym_surface",
+    *KIND_FEATURES,
 )
 
 

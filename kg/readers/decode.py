@@ -209,16 +209,25 @@ def _utf16_then_utf8(body: bytes, encoding: str) -> int | None:
     return cut if ascii_text >= 0.6 * len(text) else None
 
 
+def _decode_replacing(body: bytes, encoding: str, file: str, offset: int, problems: list[ReadProblem]) -> str:
+    """``body`` decoded; bytes invalid in ``encoding`` become U+FFFD and one problem says where.
+
+    ``offset`` is where ``body`` starts in the file (after a BOM), so the byte offset reported is
+    the file's own.
+    """
+    try:
+        return body.decode(encoding)
+    except UnicodeDecodeError as e:
+        where = f"invalid {encoding} at byte offset {e.start + offset:,}"
+        problems.append(ReadProblem(file, None, f"{where} replaced by U+FFFD", "repaired"))
+        return body.decode(encoding, errors="replace")
+
+
 def _decode_utf16(body: bytes, encoding: str, file: str, offset: int) -> tuple[str, list[ReadProblem]]:
     problems: list[ReadProblem] = []
     cut = _utf16_then_utf8(body, encoding)
     head, tail = (body, b"") if cut is None else (body[:cut], body[cut:])
-    try:
-        text = head.decode(encoding)
-    except UnicodeDecodeError as e:
-        text = head.decode(encoding, errors="replace")
-        where = f"invalid {encoding} at byte offset {e.start + offset:,}"
-        problems.append(ReadProblem(file, None, f"{where} replaced by U+FFFD", "repaired"))
+    text = _decode_replacing(head, encoding, file, offset, problems)
     if tail:
         line = text.count("\n") + 1
         problems.append(
@@ -276,12 +285,7 @@ def decode(data: bytes, file: str) -> Decoded:
         elif encoding.startswith("utf-16"):
             text, problems = _decode_utf16(body, encoding, file, len(bom))
         else:
-            try:
-                text = body.decode(encoding)
-            except UnicodeDecodeError as e:
-                text = body.decode(encoding, errors="replace")
-                where = f"invalid {encoding} at byte offset {e.start + len(bom):,}"
-                problems.append(ReadProblem(file, None, f"{where} replaced by U+FFFD", "repaired"))
+            text = _decode_replacing(body, encoding, file, len(bom), problems)
     elif (utf16 := _bom_less_utf16(data)) is not None:
         encoding = utf16
         text, problems = _decode_utf16(data, utf16, file, 0)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kg.readers.limits import MAX_INT_DIGITS, MAX_JSON_DEPTH, MAX_RECORD_CHARS, over
@@ -193,6 +193,22 @@ def iter_array(
         pos = end
 
 
+def _value_or_problem(
+    text: str, pos: int, malformed: Callable[[json.JSONDecodeError], str]
+) -> tuple[Any, int] | str:
+    """:func:`decode_at`, or the problem as a message: a record too deep, or ``malformed(error)``.
+
+    Why a message and not an exception: every caller reports a bad record and goes on with the
+    next one, so the record's problem is a value like the record.
+    """
+    try:
+        return decode_at(text, pos)
+    except TooDeep as e:
+        return str(e)
+    except json.JSONDecodeError as e:
+        return malformed(e)
+
+
 def iter_json(text: str) -> Iterator[tuple[bool, Any, int, str]]:
     """Records of a JSON document: an array, a wrapper object holding one, or one record."""
     lines = _Lines(text)
@@ -205,14 +221,13 @@ def iter_json(text: str) -> Iterator[tuple[bool, Any, int, str]]:
         yield from iter_array(text, wrapper, lines, top_level=False)
         return
     line = lines.at(start)
-    try:
-        value, end = decode_at(text, start)
-    except TooDeep as e:
-        yield False, str(e), line, ""
+    got = _value_or_problem(
+        text, start, lambda e: f"malformed JSON: {e.msg} (line {e.lineno} column {e.colno})"
+    )
+    if isinstance(got, str):
+        yield False, got, line, ""
         return
-    except json.JSONDecodeError as e:
-        yield False, f"malformed JSON: {e.msg} (line {e.lineno} column {e.colno})", line, ""
-        return
+    value, end = got
     if end - start > MAX_RECORD_CHARS:
         yield False, over("record", end - start, MAX_RECORD_CHARS), line, ""
         return
@@ -272,14 +287,13 @@ def iter_jsonl(text: str) -> Iterator[tuple[bool, Any, int, str]]:
         if len(line) > MAX_RECORD_CHARS:
             yield False, over("line", len(line), MAX_RECORD_CHARS), number, ""
             continue
-        try:
-            value, end = decode_at(line, _skip_ws(line, 0))
-        except TooDeep as e:
-            yield False, str(e), number, ""
+        got = _value_or_problem(
+            line, _skip_ws(line, 0), lambda e: f"malformed JSON line: {e.msg} (column {e.colno})"
+        )
+        if isinstance(got, str):
+            yield False, got, number, ""
             continue
-        except json.JSONDecodeError as e:
-            yield False, f"malformed JSON line: {e.msg} (column {e.colno})", number, ""
-            continue
+        value, end = got
         if _skip_ws(line, end) < len(line):
             yield False, f"malformed JSON line: extra data (column {end + 1})", number, ""
             continue

@@ -24,7 +24,7 @@ from extractors.concepts.analysis.result import Analysis
 from extractors.concepts.analysis.scoring import GENERIC_FACTOR, low_specificity, static_part
 from extractors.concepts.background import Background
 from extractors.concepts.filler import is_generic_key
-from extractors.concepts.ranker import FEATURES, Ranker
+from extractors.concepts.ranker import FEATURES, KIND_FEATURES, Ranker
 
 SPECIFIC_FACTOR = 0.1  # further down than GENERIC_FACTOR when the paper has its narrower wording
 # The learned re-ranker (extractors/data/ranker.json); scripts/train_ranker.py switches it off
@@ -126,7 +126,8 @@ def _has_narrower_wording(c: Candidate, candidates: list[Candidate]) -> bool:
 KEY_TERMS_LIMIT = 300_000  # phrases whose ranker addends are remembered (see RankTerms)
 # Features that depend only on the phrase, in feature order.
 _KEY_FEATURES = ("log_static", "one_word", "three_plus_words", "log_keyword", "idf", "generic")
-_BINARY_FEATURES = (
+# The 0/1 features: the cues (``_flags``), then the kind one-hots and the acronym flag (``_kinds``).
+_FLAG_FEATURES = (
     "in_title",
     "vocabulary",
     "defined",
@@ -134,12 +135,8 @@ _BINARY_FEATURES = (
     "named",
     "first_sentence",
     "contribution",
-    "kind_model",
-    "kind_dataset",
-    "kind_task",
-    "kind_method",
-    "acronym_surface",
 )
+_BINARY_FEATURES = _FLAG_FEATURES + KIND_FEATURES
 
 
 class RankTerms:
@@ -165,8 +162,8 @@ class RankTerms:
         binary = {
             name: (ranker.term(index[name], 0.0), ranker.term(index[name], 1.0)) for name in _BINARY_FEATURES
         }
-        self._flags = tuple(binary[name] for name in _BINARY_FEATURES[:7])
-        self._kinds = tuple(binary[name] for name in _BINARY_FEATURES[7:])
+        self._flags = tuple(binary[name] for name in _FLAG_FEATURES)
+        self._kinds = tuple(binary[name] for name in KIND_FEATURES)
         # (weight, mean, scale) of the three features computed per candidate
         self._dynamic = tuple(
             (ranker.weights[i], ranker.mean[i], ranker.scale[i])
