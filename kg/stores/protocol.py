@@ -10,8 +10,10 @@ Ordering rules every backend follows (the contract suite checks them):
 
 - batch reads return results in key order, one per key (``None`` or ``[]`` when missing), because
   the API's DataLoaders depend on it;
-- paper lists are sorted newest first (no year last), then by folded title, then id, unless a
-  text search ranks them;
+- paper lists are sorted as ``PaperQuery.order`` says (:data:`PaperOrder`; newest first by
+  default); each backend turns an order into its query language in one function
+  (``kg.stores.sqlite.reads.paper_order_by``, ``kg.stores.neo4j.read_queries.paper_order``), and
+  ``tests/contract/test_paper_order.py`` runs every order on both;
 - weighted neighbour lists are sorted heaviest first, then by id;
 - listings "by paper count" are sorted by count descending, then folded name, then id.
 
@@ -39,6 +41,12 @@ from kg.models import (
 Direction = Literal["out", "in", "both"]
 PairType = Literal["COAUTHOR", "CO_OCCURS"]
 ListOrder = Literal["PAPER_COUNT", "NAME"]
+# The orders of a paper list. Every one ends in a total order (the id last), so pages are
+# windows of one sequence and both stores list ties alike:
+# - NEWEST: year descending (no year last), then folded title, then id;
+# - RELEVANCE: with ``text``, the full-text score, best first, then id; otherwise, with
+#   ``concepts``, each paper's best link to them (:func:`link_relevance`), then NEWEST; with
+#   neither, NEWEST.
 PaperOrder = Literal["NEWEST", "RELEVANCE"]
 # How central one ``MENTIONS``/``INTRODUCES`` link is to its paper, in both stores' query
 # languages (the same arithmetic, in the same order, so both give the same doubles): a paper
@@ -169,14 +177,15 @@ class PaperQuery:
     the narrower closure); with ``about_only`` a ``MENTIONS`` counts only when ``about`` is true
     (``INTRODUCES`` always counts). ``phrases``: papers holding a keyphrase row of any of these
     concept ids (a phrase that is no node yet; ``about_only`` applies to the row's mention).
-    ``venues`` / ``topics``: any of these ids. ``text``: full-text match over title and abstract;
-    results are then ranked by relevance. ``status`` / ``track``: the paper's listing ``status``
+    ``venues`` / ``topics``: any of these ids. ``text``: full-text match over title and abstract
+    (the best 1,000 hits). ``status`` / ``track``: the paper's listing ``status``
     ("Oral", "Poster", "Reject") or ``track`` ("main"), exactly as listed.
 
-    ``order``: ``NEWEST`` (the protocol's paper order) or, with ``concepts``, ``RELEVANCE``: by
-    how central the concepts are to each paper, its best link to any of them
-    (:func:`link_relevance`: about first, then salience, then score), then newest first. Without
-    ``concepts`` (or with ``text``) ``RELEVANCE`` is the usual order.
+    ``order``: how the matches are sorted (:data:`PaperOrder`). ``RELEVANCE`` ranks by the text
+    score with ``text``, else by how central ``concepts`` are to each paper (its best link to
+    any of them, :func:`link_relevance`: about first, then salience, then score), else it is
+    ``NEWEST``. Unset (``None``): ``RELEVANCE`` with ``text``, else ``NEWEST``
+    (:attr:`sort`, what the backends read).
     """
 
     concepts: tuple[str, ...] | None = None
@@ -187,11 +196,25 @@ class PaperQuery:
     topics: tuple[str, ...] | None = None
     year: int | None = None
     text: str | None = None
-    order: PaperOrder = "NEWEST"
+    order: PaperOrder | None = None
     status: str | None = None
     track: str | None = None
     # Any of these paper ids (an institution's papers, :mod:`kg.read.institutions`).
     papers: tuple[str, ...] | None = None
+
+    @property
+    def sort(self) -> PaperOrder:
+        """The order the matches are listed in: ``order``, or when unset the text ranking for a
+        text query and newest first for any other.
+
+        >>> PaperQuery(text="nash").sort, PaperQuery(concepts=("concept:x",)).sort
+        ('RELEVANCE', 'NEWEST')
+        >>> PaperQuery(text="nash", order="NEWEST").sort
+        'NEWEST'
+        """
+        if self.order is not None:
+            return self.order
+        return "RELEVANCE" if self.text is not None else "NEWEST"
 
 
 @dataclass(frozen=True)
