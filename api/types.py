@@ -90,11 +90,12 @@ class KeyConceptSource(Enum):
     "RELEVANCE: with a text query, best text match first; with a concept, most central first "
     "(papers about the concept before passing mentions, then by salience and score of the "
     "paper's best link to it, then newest); otherwise newest. NEWEST: newest first (no year "
-    "last), then by title."
+    "last), then by title. OLDEST: oldest first (no year last), then by title."
 )
 class PaperOrder(Enum):
     RELEVANCE = "RELEVANCE"
     NEWEST = "NEWEST"
+    OLDEST = "OLDEST"
 
 
 def paper_order(order_by: PaperOrder | None, default: PaperOrder = PaperOrder.NEWEST) -> StoreOrder:

@@ -44,10 +44,11 @@ ListOrder = Literal["PAPER_COUNT", "NAME"]
 # The orders of a paper list. Every one ends in a total order (the id last), so pages are
 # windows of one sequence and both stores list ties alike:
 # - NEWEST: year descending (no year last), then folded title, then id;
+# - OLDEST: year ascending (no year last), then folded title, then id;
 # - RELEVANCE: with ``text``, the full-text score, best first, then id; otherwise, with
 #   ``concepts``, each paper's best link to them (:func:`link_relevance`), then NEWEST; with
 #   neither, NEWEST.
-PaperOrder = Literal["NEWEST", "RELEVANCE"]
+PaperOrder = Literal["NEWEST", "OLDEST", "RELEVANCE"]
 # How central one ``MENTIONS``/``INTRODUCES`` link is to its paper, in both stores' query
 # languages (the same arithmetic, in the same order, so both give the same doubles): a paper
 # about the concept (``about`` not false; an introduced concept always) ranks above one that

@@ -126,6 +126,8 @@ def matches(f: Fixture, q: PaperQuery) -> bool:
 def reference_key(f: Fixture, q: PaperQuery) -> tuple[Any, ...]:
     """The protocol's order, written out: every order ends in the id."""
     newest = (f.year is None, -(f.year or 0), fold(f.title), f.id)
+    if q.sort == "OLDEST":
+        return (f.year is None, f.year or 0, fold(f.title), f.id)
     if q.sort == "RELEVANCE" and q.concepts is not None and q.text is None:
         return (-max(link_relevance(t, link) for t, link in counted_links(f, q)), *newest)
     return newest
@@ -149,7 +151,7 @@ SHAPES: dict[str, PaperQuery] = {
     "text": PaperQuery(text=WORD),
     "text + concept": PaperQuery(text=WORD, concepts=(X.id, Y.id)),
 }
-ORDERS: tuple[PaperOrder | None, ...] = (None, "NEWEST", "RELEVANCE")
+ORDERS: tuple[PaperOrder | None, ...] = (None, "NEWEST", "OLDEST", "RELEVANCE")
 WINDOWS = [(0, 1), (0, 3), (1, 2), (2, 4), (5, 10), (11, 3), (40, 5)]
 
 
@@ -187,3 +189,5 @@ def test_the_reference_lets_every_term_decide() -> None:
     assert relevant == ["p06", "p05", "p10", "p01", "p02", "p12", "p03", "p07", "p11", "p04"]
     assert reference(PaperQuery(concepts=(X.id, Y.id), about_only=True, order="RELEVANCE"))[-1] == "p11"
     assert reference(PaperQuery(text=WORD, order="NEWEST")) == ["p04", "p10", "p01", "p12", "p08", "p05"]
+    oldest = reference(PaperQuery(order="OLDEST"))
+    assert oldest[:3] == ["p06", "p08", "p09"] and oldest[-2:] == ["p05", "p07"]  # no year still last

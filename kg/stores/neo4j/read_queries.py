@@ -385,6 +385,8 @@ def paper_order(query: PaperQuery, params: dict[str, Any]) -> str:
             f"{_concept_cond('r', query.about_only)} RETURN max({_RELEVANCE}) AS rank }} "
             "WITH p, rank ORDER BY rank DESC, p._sortKey "
         )
+    if query.sort == "OLDEST":  # within one year, _sortKey is folded title, then id
+        return "WITH p ORDER BY p.year IS NULL, p.year, p._sortKey "
     return "WITH p ORDER BY p._sortKey "
 
 

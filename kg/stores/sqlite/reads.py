@@ -151,6 +151,8 @@ def paper_order_by(order: PaperOrder, score: Score | None = None) -> str:
         return "score DESC, p.id"
     if order == "RELEVANCE" and score == "links":
         return f"score DESC, {NEWEST_ORDER}"
+    if order == "OLDEST":  # no index walks it: a page sorts all the matches
+        return "p.year IS NULL, p.year, p.sort_key, p.id"
     return NEWEST_ORDER
 
 
