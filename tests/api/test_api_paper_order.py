@@ -64,3 +64,14 @@ def test_author_venue_topic_papers_take_an_order(gql: GQL) -> None:
     pages += [v["papers"] for v in newest["venues"]] + [t["papers"] for t in newest["topics"]]
     assert sum(page["totalCount"] for page in pages) > 0
     assert all(newest_first(page["nodes"]) for page in pages)
+
+
+def test_oldest_first_is_newest_first_reversed_by_year(gql: GQL) -> None:
+    q = "query($o: PaperOrder) { venues { papers(first: 100, orderBy: $o) { " + NODES + " } } }"
+    newest, oldest = data(gql(q, o="NEWEST"))["venues"], data(gql(q, o="OLDEST"))["venues"]
+    assert len(newest) == len(oldest) >= 2
+    for new, old in zip(newest, oldest, strict=True):
+        assert new["papers"]["totalCount"] == old["papers"]["totalCount"] <= 100
+        years = [n["year"] for n in old["papers"]["nodes"] if n["year"] is not None]
+        assert years == sorted(years)
+        assert {n["id"] for n in new["papers"]["nodes"]} == {n["id"] for n in old["papers"]["nodes"]}
