@@ -55,6 +55,11 @@ PaperOrder = Literal["NEWEST", "OLDEST", "RELEVANCE"]
 # mentions it in passing, then by ``salience`` (0-1), then by ``score`` (clamped to 0-99 and
 # scaled below the smallest salience step, 0.05). :func:`link_relevance` is the same in Python.
 SCORE_WEIGHT = 0.0001
+# The version of :func:`link_relevance`: bump it with any change to the rule. The embedded store
+# keeps each link's relevance as a column (``rels.rank``) and computes it again for every link
+# when it is opened by a paperkg with another rule (``kg.stores.sqlite.schema.ensure_rank``), so
+# an older store file answers by the new rule, as Neo4j (which computes it per read) does.
+RELEVANCE_RULE = 1
 
 
 def link_relevance(rel_type: str, props: Properties) -> float:
