@@ -571,7 +571,10 @@ class SQLiteReads:
         return "".join(f" AND {t}" for t in tests), params
 
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
-        """One page in (year desc, title, id) order, and the total, each by the cheaper route.
+        """One page in ``query.sort`` (:func:`paper_order_by`), and the total, each by the cheaper
+        route. A text query and a concept query by relevance have routes of their own
+        (:meth:`_text_papers`, :meth:`_relevant_papers`); the rest, described here for the
+        newest order, the one the order index walks (any other order takes the fetch route):
 
         The total counts the intersection of the conditions' id sets (index ranges only, no row
         of ``nodes`` read). The page then takes one of three routes, by the expected cost:
