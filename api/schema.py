@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import partial
 from typing import Annotated, Any, cast
 
@@ -55,6 +56,7 @@ from api.types import (
     NetworkEdge,
     NetworkNode,
     Paper,
+    PaperOrder,
     RankedAuthor,
     RankedConcept,
     SearchHit,
@@ -66,6 +68,7 @@ from api.types import (
     make_connection,
     page_start,
     paper_connection,
+    paper_order,
     search_hit,
 )
 from kg.core.config import Settings
@@ -170,15 +173,21 @@ class Query:
         node = await info.context.loaders.nodes.load(str(id))
         return Paper.from_domain(node, info.context) if node is not None and node.label == "Paper" else None
 
-    @strawberry.field(description="Papers matching a filter: newest first, or by relevance with `text`.")
+    @strawberry.field(
+        description="Papers matching a filter: newest first, or by relevance with `text` (`orderBy` "
+        "sets the order; a `like` filter ranks by likeness)."
+    )
     async def papers(
         self,
         info: Info,
         where: PaperFilterInput | None = None,
         first: int | None = 20,
         after: str | None = None,
+        order_by: PaperOrder | None = None,
     ) -> Connection[Paper]:
         flt = where.to_domain() if where is not None else PaperFilter()
+        if order_by is not None:
+            flt = replace(flt, order=paper_order(order_by))
         return await paper_connection(info, flt, first, after)
 
     @strawberry.field(description="A concept by name, alias, plural, any case or acronym; null if unknown.")

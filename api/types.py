@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from enum import Enum
 from typing import Generic, TypeVar, cast
 
@@ -30,6 +31,7 @@ from kg.read.likeness import Similar
 from kg.read.service import PaperFilter, PaperPage
 from kg.stores.protocol import Edge as StoreEdge
 from kg.stores.protocol import Page, PaperQuery
+from kg.stores.protocol import PaperOrder as StoreOrder
 
 Info = strawberry.Info[Context, None]
 NodeT = TypeVar("NodeT")
@@ -84,13 +86,21 @@ class KeyConceptSource(Enum):
 
 
 @strawberry.enum(
-    description="Order of a concept's papers. RELEVANCE: most central first (papers about the "
-    "concept before passing mentions, then by salience and score of the paper's best link to it, "
-    "then newest); NEWEST: newest first, then by title."
+    description="Order of a list of papers; every order ends in the id, so pages never overlap. "
+    "RELEVANCE: with a text query, best text match first; with a concept, most central first "
+    "(papers about the concept before passing mentions, then by salience and score of the "
+    "paper's best link to it, then newest); otherwise newest. NEWEST: newest first (no year "
+    "last), then by title. OLDEST: oldest first (no year last), then by title."
 )
 class PaperOrder(Enum):
     RELEVANCE = "RELEVANCE"
     NEWEST = "NEWEST"
+    OLDEST = "OLDEST"
+
+
+def paper_order(order_by: PaperOrder | None, default: PaperOrder = PaperOrder.NEWEST) -> StoreOrder:
+    """The store's order for an ``orderBy`` argument (an explicit null means the default)."""
+    return (order_by or default).value
 
 
 @strawberry.enum(description="Order of an author list.")
@@ -516,7 +526,7 @@ class Concept:
             self.id,
             include_narrower is not False,
             include_mentions is not True,
-            (order_by or PaperOrder.RELEVANCE).value,
+            paper_order(order_by, PaperOrder.RELEVANCE),
         )
         return await paper_connection(info, query, first, after)
 
@@ -590,11 +600,16 @@ class Author:
     async def paper_count(self, info: Info) -> int:
         return await info.context.loaders.degree("AUTHORED", "out").load(self.id)
 
-    @strawberry.field(description="Their papers, newest first.")
+    @strawberry.field(description="Their papers, newest first (`orderBy`).")
     async def papers(
-        self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = DEFAULT_PAGE,
+        after: str | None = None,
+        order_by: PaperOrder | None = PaperOrder.NEWEST,
     ) -> Connection[Paper]:
-        return await paper_connection(info, PaperQuery(author=self.id), first, after)
+        query = PaperQuery(author=self.id, order=paper_order(order_by))
+        return await paper_connection(info, query, first, after)
 
     @strawberry.field(description="Co-authors, most shared papers first, then by name.")
     def coauthors(self, info: Info, first: int | None = None) -> list[Coauthor]:
@@ -690,11 +705,16 @@ class Venue:
     async def paper_count(self, info: Info) -> int:
         return await info.context.loaders.degree("PUBLISHED_IN", "in").load(self.id)
 
-    @strawberry.field(description="Its papers, newest first, then by title.")
+    @strawberry.field(description="Its papers, newest first, then by title (`orderBy`).")
     async def papers(
-        self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = DEFAULT_PAGE,
+        after: str | None = None,
+        order_by: PaperOrder | None = PaperOrder.NEWEST,
     ) -> Connection[Paper]:
-        return await paper_connection(info, PaperQuery(venues=(self.id,)), first, after)
+        query = PaperQuery(venues=(self.id,), order=paper_order(order_by))
+        return await paper_connection(info, query, first, after)
 
     @strawberry.field(description="The concepts most of its papers (of `year`, or all) are about.")
     async def top_concepts(
@@ -756,12 +776,16 @@ class Topic:
         query = await info.context.call(service.topic_query, self.id)
         return await info.context.call(service.paper_count, query)
 
-    @strawberry.field(description="Papers under it, including its subtopics.")
+    @strawberry.field(description="Papers under it, including its subtopics, newest first (`orderBy`).")
     async def papers(
-        self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = DEFAULT_PAGE,
+        after: str | None = None,
+        order_by: PaperOrder | None = PaperOrder.NEWEST,
     ) -> Connection[Paper]:
         query = await info.context.call(info.context.service.topic_query, self.id)
-        return await paper_connection(info, query, first, after)
+        return await paper_connection(info, replace(query, order=paper_order(order_by)), first, after)
 
     @strawberry.field
     async def parent(self, info: Info) -> Topic | None:
@@ -990,12 +1014,18 @@ class Institution:
             for a in rows[:n]
         ]
 
-    @strawberry.field(description="The papers where an author gave it as affiliation, newest first.")
+    @strawberry.field(
+        description="The papers where an author gave it as affiliation, newest first (`orderBy`)."
+    )
     async def papers(
-        self, info: Info, first: int | None = DEFAULT_PAGE, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = DEFAULT_PAGE,
+        after: str | None = None,
+        order_by: PaperOrder | None = PaperOrder.NEWEST,
     ) -> Connection[Paper]:
         ids = await info.context.call(info.context.service.institution_papers, self.id)
-        return await paper_connection(info, PaperQuery(papers=ids), first, after)
+        return await paper_connection(info, PaperQuery(papers=ids, order=paper_order(order_by)), first, after)
 
 
 @strawberry.type(description="An author of an institution: papers there and their years.")

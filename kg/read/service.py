@@ -76,8 +76,9 @@ class PaperFilter:
     """Conditions on papers by name, all of which must hold (role: query input).
 
     ``concept`` includes narrower concepts and ``topic`` includes subtopics; ``about_only``
-    keeps only papers about the concept, not ones that mention it in passing. ``text`` ranks by
-    relevance; without it papers are sorted newest first, then by title.
+    keeps only papers about the concept, not ones that mention it in passing. ``order``: how
+    the papers are listed (``PaperQuery.order``; unset: by relevance with ``text``, else newest
+    first, then by title).
     """
 
     venue: str | None = None
@@ -91,6 +92,7 @@ class PaperFilter:
     track: str | None = None
     like: str | None = None
     institution: str | None = None
+    order: PaperOrder | None = None
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,7 @@ class ReadService:
             text=text,
             status=where.status,
             track=where.track,
+            order=where.order,
         )
 
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:

@@ -10,8 +10,10 @@ Ordering rules every backend follows (the contract suite checks them):
 
 - batch reads return results in key order, one per key (``None`` or ``[]`` when missing), because
   the API's DataLoaders depend on it;
-- paper lists are sorted newest first (no year last), then by folded title, then id, unless a
-  text search ranks them;
+- paper lists are sorted as ``PaperQuery.order`` says (:data:`PaperOrder`; newest first by
+  default); each backend turns an order into its query language in one function
+  (``kg.stores.sqlite.reads.paper_order_by``, ``kg.stores.neo4j.read_queries.paper_order``), and
+  ``tests/contract/test_paper_order.py`` runs every order on both;
 - weighted neighbour lists are sorted heaviest first, then by id;
 - listings "by paper count" are sorted by count descending, then folded name, then id.
 
@@ -39,13 +41,25 @@ from kg.core.models import (
 Direction = Literal["out", "in", "both"]
 PairType = Literal["COAUTHOR", "CO_OCCURS"]
 ListOrder = Literal["PAPER_COUNT", "NAME"]
-PaperOrder = Literal["NEWEST", "RELEVANCE"]
+# The orders of a paper list. Every one ends in a total order (the id last), so pages are
+# windows of one sequence and both stores list ties alike:
+# - NEWEST: year descending (no year last), then folded title, then id;
+# - OLDEST: year ascending (no year last), then folded title, then id;
+# - RELEVANCE: with ``text``, the full-text score, best first, then id; otherwise, with
+#   ``concepts``, each paper's best link to them (:func:`link_relevance`), then NEWEST; with
+#   neither, NEWEST.
+PaperOrder = Literal["NEWEST", "OLDEST", "RELEVANCE"]
 # How central one ``MENTIONS``/``INTRODUCES`` link is to its paper, in both stores' query
 # languages (the same arithmetic, in the same order, so both give the same doubles): a paper
 # about the concept (``about`` not false; an introduced concept always) ranks above one that
 # mentions it in passing, then by ``salience`` (0-1), then by ``score`` (clamped to 0-99 and
 # scaled below the smallest salience step, 0.05). :func:`link_relevance` is the same in Python.
 SCORE_WEIGHT = 0.0001
+# The version of :func:`link_relevance`: bump it with any change to the rule. The embedded store
+# keeps each link's relevance as a column (``rels.rank``) and computes it again for every link
+# when it is opened by a paperkg with another rule (``kg.stores.sqlite.schema.ensure_rank``), so
+# an older store file answers by the new rule, as Neo4j (which computes it per read) does.
+RELEVANCE_RULE = 1
 
 
 def link_relevance(rel_type: str, props: Properties) -> float:
@@ -169,14 +183,15 @@ class PaperQuery:
     the narrower closure); with ``about_only`` a ``MENTIONS`` counts only when ``about`` is true
     (``INTRODUCES`` always counts). ``phrases``: papers holding a keyphrase row of any of these
     concept ids (a phrase that is no node yet; ``about_only`` applies to the row's mention).
-    ``venues`` / ``topics``: any of these ids. ``text``: full-text match over title and abstract;
-    results are then ranked by relevance. ``status`` / ``track``: the paper's listing ``status``
+    ``venues`` / ``topics``: any of these ids. ``text``: full-text match over title and abstract
+    (the best 1,000 hits). ``status`` / ``track``: the paper's listing ``status``
     ("Oral", "Poster", "Reject") or ``track`` ("main"), exactly as listed.
 
-    ``order``: ``NEWEST`` (the protocol's paper order) or, with ``concepts``, ``RELEVANCE``: by
-    how central the concepts are to each paper, its best link to any of them
-    (:func:`link_relevance`: about first, then salience, then score), then newest first. Without
-    ``concepts`` (or with ``text``) ``RELEVANCE`` is the usual order.
+    ``order``: how the matches are sorted (:data:`PaperOrder`). ``RELEVANCE`` ranks by the text
+    score with ``text``, else by how central ``concepts`` are to each paper (its best link to
+    any of them, :func:`link_relevance`: about first, then salience, then score), else it is
+    ``NEWEST``. Unset (``None``): ``RELEVANCE`` with ``text``, else ``NEWEST``
+    (:attr:`sort`, what the backends read).
     """
 
     concepts: tuple[str, ...] | None = None
@@ -187,11 +202,25 @@ class PaperQuery:
     topics: tuple[str, ...] | None = None
     year: int | None = None
     text: str | None = None
-    order: PaperOrder = "NEWEST"
+    order: PaperOrder | None = None
     status: str | None = None
     track: str | None = None
     # Any of these paper ids (an institution's papers, :mod:`kg.read.institutions`).
     papers: tuple[str, ...] | None = None
+
+    @property
+    def sort(self) -> PaperOrder:
+        """The order the matches are listed in: ``order``, or when unset the text ranking for a
+        text query and newest first for any other.
+
+        >>> PaperQuery(text="nash").sort, PaperQuery(concepts=("concept:x",)).sort
+        ('RELEVANCE', 'NEWEST')
+        >>> PaperQuery(text="nash", order="NEWEST").sort
+        'NEWEST'
+        """
+        if self.order is not None:
+            return self.order
+        return "RELEVANCE" if self.text is not None else "NEWEST"
 
 
 @dataclass(frozen=True)

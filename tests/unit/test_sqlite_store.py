@@ -18,7 +18,9 @@ import pytest
 
 from kg.core.errors import GraphStoreError
 from kg.core.models import Node, PaperRecord
+from kg.stores.protocol import RELEVANCE_RULE, PaperQuery, link_relevance
 from kg.stores.sqlite import DB_FILE, SQLiteStore
+from kg.stores.sqlite.schema import loads
 from kg.stores.sqlite.store import retry_busy
 
 KG = [sys.executable, "-m", "api.cli"]
@@ -303,6 +305,47 @@ def test_an_older_store_gets_the_later_indexes_when_opened(tmp_path: Path, seed_
     assert not names & {"rels_by_end", "rels_by_weight"}
     assert again.export() == before
     assert again.upsert(seed_records).unchanged == len(seed_records)
+
+
+def _by_relevance(store: SQLiteStore) -> list[list[str]]:
+    """Every concept's papers by relevance (including passing mentions): what ``rels.rank`` decides."""
+    concepts = store.list_concepts(None, None, "PAPER_COUNT", 0, 10_000).ids
+    query = [PaperQuery(concepts=(c,), order="RELEVANCE") for c in concepts]
+    return [store.papers(q, 0, 1000).ids for q in query]
+
+
+@pytest.mark.parametrize(
+    "downgrade",
+    [
+        # written before the column: no index holding it, no column
+        ["DROP INDEX rels_by_end_about_rank", "ALTER TABLE rels DROP COLUMN rank"],
+        # ranked by another rule (every rank wrong) and said so in meta
+        ["UPDATE rels SET rank = -rank", "INSERT INTO meta VALUES ('rank_rule', 99)"],
+    ],
+    ids=["no rank column", "another rank rule"],
+)
+def test_a_store_ranked_by_no_or_another_rule_is_ranked_again_when_opened(
+    tmp_path: Path, seed_records: list[Any], downgrade: list[str]
+) -> None:
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records)
+    ranked = _by_relevance(store)
+    store.close()
+    con = sqlite3.connect(tmp_path / DB_FILE)
+    for statement in downgrade:
+        con.execute(statement)
+    con.commit()
+    con.close()
+    again = SQLiteStore(tmp_path)
+    rows = again._reader().execute(
+        "SELECT type, props, rank FROM rels WHERE type IN ('MENTIONS', 'INTRODUCES')"
+    )
+    assert all(rank == link_relevance(t, loads(props)) for t, props, rank in rows)
+    meta = dict(again._reader().execute("SELECT key, value FROM meta").fetchall())
+    assert meta["rank_rule"] == RELEVANCE_RULE
+    assert _by_relevance(again) == ranked
+    assert sum(len(ids) for ids in ranked) > 50  # the seed concepts hold papers to order
+    again.close()
 
 
 def test_a_writer_told_busy_without_waiting_runs_its_transaction_again(tmp_path: Path) -> None:

@@ -336,20 +336,22 @@ def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) 
             f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $q, {{limit: $scan}}) "
             "YIELD node AS p, score "
             f"{where}WITH p, score ORDER BY score DESC, p.id LIMIT $hits "
+            f"{paper_order(query, params)}"
             "WITH collect(p.id) AS ids RETURN size(ids) AS total, ids[$offset..$end] AS ids"
         )
         return Statement(text, params)
     if driver is None:
         # No relationship condition: count from the count store (or the year index) and read
-        # the window as an index-ordered scan that stops after offset + limit rows.
+        # the window as a scan (index-ordered when newest first) that stops after offset +
+        # limit rows.
         if query.year is None:
             count = "MATCH (p:Paper) RETURN count(p) AS total"
-            window = "MATCH (p:Paper) WHERE p._sortKey IS NOT NULL WITH p ORDER BY p._sortKey"
+            window = f"MATCH (p:Paper) WHERE p._sortKey IS NOT NULL {paper_order(query, params)}"
         else:
             # One year is one prefix range of the sort index (the year test keeps out
             # impossible years, which share the no-year prefix).
             count = _YEAR_RANGE + "RETURN count(p) AS total"
-            window = _YEAR_RANGE + "WITH p ORDER BY p._sortKey"
+            window = _YEAR_RANGE + paper_order(query, params)
         text = (
             f"CALL () {{ {count} }} "
             f"CALL () {{ {window} SKIP $offset LIMIT $limit RETURN collect(p.id) AS ids }} "
@@ -358,23 +360,34 @@ def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) 
         return Statement(text, params)
     filters = _paper_filters(query, driver)
     where = f"WHERE {' AND '.join(filters)} " if filters else ""
-    if query.order == "RELEVANCE" and query.concepts is not None:
-        # each paper's best link to the concepts (kg.stores.protocol.link_relevance), then newest
-        params["w"] = SCORE_WEIGHT
-        text = (
-            f"{_driver_match(query, driver)}WITH p {where}"
-            "CALL (p) { MATCH (p)-[r:MENTIONS|INTRODUCES]->(c) WHERE c.id IN $concepts"
-            f"{_concept_cond('r', query.about_only)} RETURN max({_RELEVANCE}) AS rank }} "
-            "WITH p, rank ORDER BY rank DESC, p._sortKey WITH collect(p) AS ps "
-            "RETURN size(ps) AS total, [x IN ps[$offset..$end] | x.id] AS ids"
-        )
-        return Statement(text, params)
     text = (
         f"{_driver_match(query, driver)}WITH p {where}"
-        "WITH p ORDER BY p._sortKey WITH collect(p) AS ps "
+        f"{paper_order(query, params)}WITH collect(p) AS ps "
         "RETURN size(ps) AS total, [x IN ps[$offset..$end] | x.id] AS ids"
     )
     return Statement(text, params)
+
+
+def paper_order(query: PaperQuery, params: dict[str, Any]) -> str:
+    """``WITH p ... ORDER BY ...``: the papers bound to ``p`` (and, for a text query, their
+    ``score``) sorted in ``query.sort`` (:data:`kg.stores.protocol.PaperOrder`), adding the
+    parameters it needs: the one place an order becomes Cypher
+    (``kg.stores.sqlite.reads.paper_order_by`` is its SQL twin). ``_sortKey`` is newest first,
+    then folded title, then id (:func:`year_prefix`).
+    """
+    if query.sort == "RELEVANCE" and query.text is not None:
+        return "WITH p, score ORDER BY score DESC, p.id "
+    if query.sort == "RELEVANCE" and query.concepts is not None:
+        # each paper's best link to the concepts (kg.stores.protocol.link_relevance), then newest
+        params["w"] = SCORE_WEIGHT
+        return (
+            "CALL (p) { MATCH (p)-[r:MENTIONS|INTRODUCES]->(c) WHERE c.id IN $concepts"
+            f"{_concept_cond('r', query.about_only)} RETURN max({_RELEVANCE}) AS rank }} "
+            "WITH p, rank ORDER BY rank DESC, p._sortKey "
+        )
+    if query.sort == "OLDEST":  # within one year, _sortKey is folded title, then id
+        return "WITH p ORDER BY p.year IS NULL, p.year, p._sortKey "
+    return "WITH p ORDER BY p._sortKey "
 
 
 # The relevance of a link ``r`` (kg.stores.protocol.link_relevance), term for term.

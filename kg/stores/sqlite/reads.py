@@ -49,6 +49,7 @@ from kg.stores.protocol import (
     Page,
     PairEdge,
     PairType,
+    PaperOrder,
     PaperQuery,
     SearchHit,
     Weighted,
@@ -127,6 +128,32 @@ def _marks(n: int) -> str:
 
 def _like(text: str) -> str:
     return "%" + _LIKE_ESCAPE.sub(r"\\\1", text) + "%"
+
+
+# What ranks a route's papers, as its ``score`` column: the full-text score or each paper's
+# best link to the query's concepts (``rels.rank``).
+Score = Literal["text", "links"]
+# Newest first: the order of the ``nodes_by_order`` index, so a page of it is an index walk.
+NEWEST_ORDER = "p.year DESC, p.sort_key, p.id"
+
+
+def paper_order_by(order: PaperOrder, score: Score | None = None) -> str:
+    """The ``ORDER BY`` terms of a paper list in ``order`` (:data:`kg.stores.protocol.PaperOrder`),
+    over a papers row ``p`` and, on a ranked route, its ``score``: the one place an order becomes
+    SQL (``kg.stores.neo4j.read_queries.paper_order`` is its Cypher twin).
+
+    >>> paper_order_by("RELEVANCE", "links")
+    'score DESC, p.year DESC, p.sort_key, p.id'
+    >>> paper_order_by("RELEVANCE") == paper_order_by("NEWEST", "text") == NEWEST_ORDER
+    True
+    """
+    if order == "RELEVANCE" and score == "text":
+        return "score DESC, p.id"
+    if order == "RELEVANCE" and score == "links":
+        return f"score DESC, {NEWEST_ORDER}"
+    if order == "OLDEST":  # no index walks it: a page sorts all the matches
+        return "p.year IS NULL, p.year, p.sort_key, p.id"
+    return NEWEST_ORDER
 
 
 def page_route(total: int, window: int) -> Route:
@@ -544,7 +571,10 @@ class SQLiteReads:
         return "".join(f" AND {t}" for t in tests), params
 
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
-        """One page in (year desc, title, id) order, and the total, each by the cheaper route.
+        """One page in ``query.sort`` (:func:`paper_order_by`), and the total, each by the cheaper
+        route. A text query and a concept query by relevance have routes of their own
+        (:meth:`_text_papers`, :meth:`_relevant_papers`); the rest, described here for the
+        newest order, the one the order index walks (any other order takes the fetch route):
 
         The total counts the intersection of the conditions' id sets (index ranges only, no row
         of ``nodes`` read). The page then takes one of three routes, by the expected cost:
@@ -565,10 +595,11 @@ class SQLiteReads:
         """
         sets = self._paper_sets(query)
         if query.text is not None:
-            return self._text_papers(query.text, sets, offset, limit)
-        if query.order == "RELEVANCE" and query.concepts is not None and limit > 0:
+            return self._text_papers(query.text, sets, paper_order_by(query.sort, "text"), offset, limit)
+        if query.sort == "RELEVANCE" and query.concepts is not None and limit > 0:
             others = sets[1:]  # the concepts' set is the first (_paper_sets)
             return self._relevant_papers(query, others, offset, limit)
+        order_by = paper_order_by(query.sort)
         row = self._all("SELECT n FROM counts WHERE kind = 'node' AND name = 'Paper'")
         papers = int(row[0][0]) if row else 0
         if not sets:
@@ -582,13 +613,14 @@ class SQLiteReads:
         if limit <= 0 or offset >= total:
             return Page(ids=[], total=total)
         route: Route = page_route(total, (offset + limit) * papers) if sets else "walk"
+        if sets and order_by != NEWEST_ORDER:
+            route = "fetch"  # walking and testing stop early only in the order index's order
         if route == "test":
             members, params = self._paper_tests(query)
         # + : the fetch route must not take the order index
         label = "+p.label = 'Paper'" if route == "fetch" else "p.label = 'Paper'"
         rows = self._all(
-            f"SELECT p.id FROM nodes p WHERE {label}{members} "
-            "ORDER BY p.year DESC, p.sort_key, p.id LIMIT ? OFFSET ?",
+            f"SELECT p.id FROM nodes p WHERE {label}{members} ORDER BY {order_by} LIMIT ? OFFSET ?",
             [*params, limit, offset],
         )
         return Page(ids=[r[0] for r in rows], total=total)
@@ -602,46 +634,53 @@ class SQLiteReads:
 
         Two steps, so that only the papers that can make the page are read from ``nodes``: each
         paper's best rank from ``rels_by_end_about_rank`` alone (index only, ``total`` entries),
-        then the year and title of the papers ranked at least as high as the page's last one
-        (ties at the cut included), sorted here. The broadest concepts of a 10k store: 49 ms
-        when the rank was computed from each link's map and every paper joined, 12 ms for the
-        newest order's page (load ~13, 2026-12-03; see bench/README.md).
+        then the papers ranked at least as high as the page's last one (ties at the cut
+        included), sorted by :func:`paper_order_by` with their rank read again from their own
+        links. The broadest concepts of a 10k store: 49 ms when the rank was computed from each
+        link's map and every paper joined, 12 ms for the newest order's page (load ~13,
+        2026-12-03; see bench/README.md).
         """
         concepts = list(query.concepts or ())
+        marks = _marks(len(concepts))
         about = " AND (type = 'INTRODUCES' OR about = 1)" if query.about_only else ""
         members = "".join(f" AND start IN ({sql})" for sql, _ in others)
         ranked = self._all(
             "SELECT start, MAX(rank) FROM rels INDEXED BY rels_by_end_about_rank "
-            f"WHERE \"end\" IN ({_marks(len(concepts))}) AND type IN ('MENTIONS', 'INTRODUCES'){about}"
+            f"WHERE \"end\" IN ({marks}) AND type IN ('MENTIONS', 'INTRODUCES'){about}"
             f"{members} GROUP BY start",
             [*concepts, *(p for _, ps in others for p in ps)],
         )
         if offset >= len(ranked):
             return Page(ids=[], total=len(ranked))  # the papers of the set, counted as they were read
-        ranked.sort(key=lambda row: -float(row[1] or 0.0))
-        cut = float(ranked[min(offset + limit, len(ranked)) - 1][1] or 0.0)
-        rank = {pid: float(r or 0.0) for pid, r in ranked if float(r or 0.0) >= cut}
-        keys: list[tuple[float, bool, int, str, str]] = []
-        for chunk in chunked(list(rank)):
-            for pid, year, sort_key in self._all(
-                f"SELECT id, year, sort_key FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk
-            ):
-                keys.append((-rank[pid], year is None, -(year or 0), sort_key, pid))
-        keys.sort()
-        return Page(ids=[k[4] for k in keys[offset : offset + limit]], total=len(ranked))
+        ranks = sorted((float(r or 0.0) for _, r in ranked), reverse=True)
+        cut = ranks[min(offset + limit, len(ranks)) - 1]
+        candidates = [pid for pid, r in ranked if float(r or 0.0) >= cut]
+        link_about = " AND (m.type = 'INTRODUCES' OR m.about = 1)" if query.about_only else ""
+        rows = self._all(
+            "SELECT p.id FROM (SELECT n.id AS id, n.year AS year, n.sort_key AS sort_key, "
+            "(SELECT MAX(m.rank) FROM rels m WHERE m.start = n.id AND m.type IN ('MENTIONS', 'INTRODUCES') "
+            f'AND +m."end" IN ({marks}){link_about}) AS score '
+            "FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))) p "
+            f"ORDER BY {paper_order_by('RELEVANCE', 'links')} LIMIT ? OFFSET ?",
+            [*concepts, json_list(candidates), limit, offset],
+        )
+        return Page(ids=[r[0] for r in rows], total=len(ranked))
 
-    def _text_papers(self, text: str, sets: list[tuple[str, list[Any]]], offset: int, limit: int) -> Page:
-        """Full-text matches among the papers meeting the other conditions, best first (at most
-        :data:`TEXT_LIMIT`)."""
+    def _text_papers(
+        self, text: str, sets: list[tuple[str, list[Any]]], order_by: str, offset: int, limit: int
+    ) -> Page:
+        """Full-text matches among the papers meeting the other conditions (the best
+        :data:`TEXT_LIMIT`), sorted by ``order_by`` (:func:`paper_order_by`)."""
         q = fts_query(text)
         if q is None:
             return Page(ids=[], total=0)
         b = FIELD_BOOST
-        members = "".join(f" AND p.id IN ({sql})" for sql, _ in sets)
+        members = "".join(f" AND n.id IN ({sql})" for sql, _ in sets)
         rows = self._all(
-            "SELECT id FROM (SELECT p.id AS id, -bm25(fts, ?, ?, ?, ?) AS s "
-            "FROM fts JOIN nodes p ON p.rowid = fts.rowid "
-            f"WHERE fts MATCH ? AND p.label = 'Paper'{members} ORDER BY s DESC, p.id LIMIT ?)",
+            "SELECT p.id FROM (SELECT n.id AS id, n.year AS year, n.sort_key AS sort_key, "
+            "-bm25(fts, ?, ?, ?, ?) AS score FROM fts JOIN nodes n ON n.rowid = fts.rowid "
+            f"WHERE fts MATCH ? AND n.label = 'Paper'{members} ORDER BY score DESC, n.id LIMIT ?) p "
+            f"ORDER BY {order_by}",
             [
                 b["title"],
                 b["abstract"],

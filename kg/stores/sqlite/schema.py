@@ -34,7 +34,7 @@ from kg.core.ids import fold
 from kg.core.models import Properties
 from kg.core.names import author_keys, concept_keys, loose_key
 from kg.core.provisional import KEYPHRASES, phrase_key, row_about
-from kg.stores.protocol import link_relevance
+from kg.stores.protocol import RELEVANCE_RULE, link_relevance
 
 FORMAT = 1
 # Node and relationship counts per label and type, kept by triggers in every write transaction,
@@ -382,14 +382,25 @@ RANKED_TYPES = ("MENTIONS", "INTRODUCES")
 
 
 def ensure_rank(c: sqlite3.Connection) -> None:
-    """Give a store written before ``rels.rank`` the column and its values (once; a pass over
-    every MENTIONS and INTRODUCES map); :func:`ensure_indexes` then indexes it."""
-    if "rank" in {row[1] for row in c.execute("PRAGMA table_info(rels)")}:
+    """Give ``rels.rank`` to a store written before it, or its values by the current rule to a
+    store ranked by another (:data:`kg.stores.protocol.RELEVANCE_RULE`, kept in ``meta`` as
+    ``rank_rule``): a pass over every MENTIONS and INTRODUCES map, once. A store that has the
+    column but no ``rank_rule`` was ranked by rule 1, the rule the column shipped with.
+    :func:`ensure_indexes` then indexes the column."""
+
+    def current() -> bool:
+        if "rank" not in {row[1] for row in c.execute("PRAGMA table_info(rels)")}:
+            return False
+        row = c.execute("SELECT value FROM meta WHERE key = 'rank_rule'").fetchone()
+        return (1 if row is None else int(row[0])) == RELEVANCE_RULE
+
+    if current():
         return
     c.execute("BEGIN IMMEDIATE")
     try:
-        if "rank" not in {row[1] for row in c.execute("PRAGMA table_info(rels)")}:
-            c.execute("ALTER TABLE rels ADD COLUMN rank REAL")
+        if not current():
+            if "rank" not in {row[1] for row in c.execute("PRAGMA table_info(rels)")}:
+                c.execute("ALTER TABLE rels ADD COLUMN rank REAL")
             rows = c.execute(
                 "SELECT start, type, \"end\", props FROM rels WHERE type IN ('MENTIONS', 'INTRODUCES')"
             ).fetchall()
@@ -397,6 +408,12 @@ def ensure_rank(c: sqlite3.Connection) -> None:
                 'UPDATE rels SET rank = ? WHERE start = ? AND type = ? AND "end" = ?',
                 [(link_relevance(t, loads(p)), s, t, e) for s, t, e, p in rows],
             )
+            c.execute(
+                "INSERT INTO meta VALUES ('rank_rule', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (RELEVANCE_RULE,),
+            )
+            c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")  # answers changed
         c.execute("COMMIT")
     except BaseException:
         c.execute("ROLLBACK")
