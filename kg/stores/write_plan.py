@@ -272,7 +272,7 @@ class _Reader:
                 self.plan.know_node(node_id, label, props)
 
 
-def _check_relationships(records: Sequence[PaperRecord], known: dict[str, Properties]) -> None:
+def check_relationships(records: Sequence[PaperRecord], known: dict[str, Properties]) -> None:
     """Refuse a batch with a derived relationship, or one that refers to a node neither in the
     batch nor in the store: nothing of it is written."""
     batch_ids = {n.id for r in records for n in itertools.chain([r.paper], r.nodes)}
@@ -309,7 +309,7 @@ def plan_upsert(graph: StoredGraph, records: Sequence[PaperRecord]) -> WritePlan
     reader.nodes(
         [*carriers, *(end for p in provisional.promote for link in p.links for end in (link.start, link.end))]
     )
-    _check_relationships(provisional.records, out.nodes)
+    check_relationships(provisional.records, out.nodes)
     papers = {r.paper.id for r in provisional.records}
     own = [p for p in dict.fromkeys(r.paper.id for r in provisional.records) if p in out.nodes]
     others = [p for p in dict.fromkeys(carriers) if p in out.nodes and p not in papers]
@@ -324,4 +324,3 @@ def plan_upsert(graph: StoredGraph, records: Sequence[PaperRecord]) -> WritePlan
         out.know_rel(key, props)
     out.apply_provisional(provisional)
     return out
-

@@ -105,7 +105,7 @@ class StoredRows:
         for chunk in chunked(list(papers)):
             marks = ",".join("?" * len(chunk))
             for start, end, blob in c.execute(
-                f"SELECT start, \"end\", props FROM rels WHERE \"end\" IN ({marks}) AND type = 'AUTHORED'",
+                f'SELECT start, "end", props FROM rels WHERE "end" IN ({marks}) AND type = \'AUTHORED\'',
                 chunk,
             ).fetchall():
                 yield (start, "AUTHORED", end), schema.loads(blob)
