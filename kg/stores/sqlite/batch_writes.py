@@ -119,13 +119,39 @@ class StoredRows:
 
 
 def write(c: sqlite3.Connection, plan: WritePlan) -> None:
-    """Apply ``plan`` (inside the batch's transaction) and bump the store version."""
+    """Apply ``plan`` (inside the batch's transaction) and bump the store version.
+
+    One function per table group, so a profile of the writer (``bench/writer_speed.py
+    --profile``) shows what each costs.
+    """
     degree = _paper_degree(plan)
-    ties: dict[str, int] = defaultdict(int)  # change of each node's tie weight (schema)
     pairs = plan.pair_changes()
+    ties: dict[str, int] = defaultdict(int)  # change of each node's tie weight (schema)
     for (a, _, b), n in pairs:
         ties[a] += n
         ties[b] += n
+    _write_nodes(c, plan, degree, ties)
+    _write_keys_and_text(c, plan)
+    _write_rels(c, plan)
+    c.executemany(
+        "UPDATE nodes SET paper_count = paper_count + ?, ties = ties + ? WHERE id = ?",
+        [
+            (degree.get(i, 0), ties.get(i, 0), i)
+            for i in sorted(degree.keys() | ties.keys())
+            if degree.get(i) or ties.get(i)
+        ],
+    )
+    _write_pairs(c, pairs)
+    _write_keyphrases(c, plan)
+    c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+
+
+def _write_nodes(
+    c: sqlite3.Connection, plan: WritePlan, degree: dict[str, int], ties: dict[str, int]
+) -> None:
+    """Created and changed nodes; a created node takes its paper count and ties out of
+    ``degree``/``ties`` (one B-tree write instead of an insert and then an update that moves it
+    in ``nodes_by_count``)."""
     new_rows = []
     update_rows = []
     for nid in plan.written_nodes():
@@ -133,8 +159,6 @@ def write(c: sqlite3.Connection, plan: WritePlan) -> None:
         props = plan.nodes[nid]
         cols = schema.node_columns(nid, label, props)
         if nid in plan.new_nodes:
-            # A new node is written with its paper count: one B-tree write instead of an
-            # insert and then an update that moves it in ``nodes_by_count``.
             counts = (degree.pop(nid, 0), ties.pop(nid, 0))
             new_rows.append((nid, label, schema.dumps(props), *cols, *counts))
         else:
@@ -148,7 +172,10 @@ def write(c: sqlite3.Connection, plan: WritePlan) -> None:
         "UPDATE nodes SET props=?, name=?, sort_key=?, year=?, kind=?, source=?, search_text=? WHERE id=?",
         update_rows,
     )
-    _write_keys_and_text(c, plan)
+
+
+def _write_rels(c: sqlite3.Connection, plan: WritePlan) -> None:
+    """Created and changed relationships, whole rows, in key order."""
     c.executemany(
         'INSERT OR REPLACE INTO rels (start, type, "end", props, weight, about, position, rank) '
         "VALUES (?,?,?,?,NULL,?,?,?)",
@@ -157,25 +184,20 @@ def write(c: sqlite3.Connection, plan: WritePlan) -> None:
             for s, t, e in sorted(plan.new_rels.keys() | plan.changed_rels.keys())
         ],
     )
-    c.executemany(
-        "UPDATE nodes SET paper_count = paper_count + ?, ties = ties + ? WHERE id = ?",
-        [
-            (degree.get(i, 0), ties.get(i, 0), i)
-            for i in sorted(degree.keys() | ties.keys())
-            if degree.get(i) or ties.get(i)
-        ],
-    )
+
+
+def _write_pairs(c: sqlite3.Connection, pairs: list[tuple[RelKey, int]]) -> None:
+    """The batch's net pair-weight changes, one row per touched pair in key order; a pair no
+    paper's top set holds any more goes (:mod:`kg.derived`)."""
     c.executemany(
         'INSERT INTO rels (start, type, "end", weight) VALUES (?,?,?,?) '
         'ON CONFLICT (start, type, "end") DO UPDATE SET weight = weight + excluded.weight',
         [(a, t, b, n) for (a, t, b), n in pairs],
     )
-    c.executemany(  # a pair no paper's top set holds any more (kg.derived)
+    c.executemany(
         'DELETE FROM rels WHERE start = ? AND type = ? AND "end" = ? AND weight <= 0',
         [key for key, n in pairs if n < 0],
     )
-    _write_keyphrases(c, plan)
-    c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 
 
 def _paper_degree(plan: WritePlan) -> dict[str, int]:
