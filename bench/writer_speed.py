@@ -111,7 +111,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         os.fsync(f.fileno())  # else the copy's write-back lands in the run's first checkpoint
     store = SQLiteStore(data_dir)
     times: list[float] = []
-    profile = cProfile.Profile() if args.profile is not None else None
+    profile = cProfile.Profile(time.process_time) if args.profile is not None else None  # CPU, not wall
     try:
         with tuned() if tuned is not None else contextlib.nullcontext():
             cpu0, t0, q0 = time.process_time(), time.perf_counter(), _run_queue_wait()
@@ -222,7 +222,7 @@ def run_child(args: argparse.Namespace, spec: str) -> dict[str, Any]:
     return result
 
 
-def print_profile(folder: Path, spec: str, batch_size: int, top: int = 14) -> None:
+def print_profile(folder: Path, spec: str, batch_size: int, top: int = 24) -> None:
     """The ``kg`` functions with the largest cumulative share of one checkout's profiled runs."""
     code, size = _variant(spec)
     files = sorted(folder.glob(f"{code.name}-{size or batch_size}-*.pstats"))
