@@ -15,7 +15,10 @@ The child holds the spaCy pipeline loaded, as the ingest process does (its objec
 CPython's collector walks), and applies the collector settings ``kg.ingest.job`` applies
 (``kg.core.collector.collector_relaxed``) when the code has them. ``--code DIR@N`` upserts N papers
 per transaction for that checkout (``kg ingest`` groups extracted batches: ``KG_WRITE_BATCH_SIZE``).
-``--keep`` keeps each run's store for ``bench/sqlite_dump.py``.
+``--keep`` keeps each run's store for ``bench/sqlite_dump.py``. ``--profile DIR`` runs each child
+under cProfile and prints, per checkout, the ``kg`` functions with the largest share of the
+writer's CPU (cumulative, summed over its runs): where the writer's time goes, e.g. planning
+against the pair upserts (the SQL runs inside the function that calls ``executemany``).
 
     python bench/neo4j_load.py --extract-to bench/out/records.jsonl --papers 30000   # once
     python bench/writer_speed.py --records bench/out/records.jsonl --work bench/out/ws --base 25000 \\
@@ -26,9 +29,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
 import json
 import os
 import pickle
+import pstats
 import resource
 import shutil
 import sqlite3
@@ -106,17 +111,25 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         os.fsync(f.fileno())  # else the copy's write-back lands in the run's first checkpoint
     store = SQLiteStore(data_dir)
     times: list[float] = []
+    profile = cProfile.Profile(time.process_time) if args.profile is not None else None  # CPU, not wall
     try:
         with tuned() if tuned is not None else contextlib.nullcontext():
             cpu0, t0, q0 = time.process_time(), time.perf_counter(), _run_queue_wait()
+            if profile is not None:
+                profile.enable()
             for blob in blobs:
                 t = time.perf_counter()
                 store.upsert(pickle.loads(blob))  # noqa: S301 - our own records, written above
                 times.append(time.perf_counter() - t)
+            if profile is not None:
+                profile.disable()
             wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
             queued = _run_queue_wait() - q0
     finally:
         store.close()
+    if profile is not None:
+        args.profile.mkdir(parents=True, exist_ok=True)
+        profile.dump_stats(args.profile / f"{args.child_code.name}-{args.batch_size}-{os.getpid()}.pstats")
     result = {
         "code": str(args.child_code),
         "papers": args.papers,
@@ -198,6 +211,7 @@ def run_child(args: argparse.Namespace, spec: str) -> dict[str, Any]:
         str(size or args.batch_size),
     ]
     cmd += ["--keep"] if args.keep else []
+    cmd += ["--profile", str(args.profile)] if args.profile is not None else []
     cmd += [] if args.load_nlp else ["--no-nlp"]
     env = {**os.environ, "PYTHONPATH": str(code)}
     load = os.getloadavg()[0]
@@ -206,6 +220,27 @@ def run_child(args: argparse.Namespace, spec: str) -> dict[str, Any]:
     result["load_before"] = load
     result["load_after"] = os.getloadavg()[0]
     return result
+
+
+def print_profile(folder: Path, spec: str, batch_size: int, top: int = 24) -> None:
+    """The ``kg`` functions with the largest cumulative share of one checkout's profiled runs."""
+    code, size = _variant(spec)
+    files = sorted(folder.glob(f"{code.name}-{size or batch_size}-*.pstats"))
+    if not files:
+        return
+    functions = pstats.Stats(*(str(f) for f in files)).get_stats_profile().func_profiles
+    total = max(f.cumtime for f in functions.values())
+    rows = sorted(
+        (
+            (f.cumtime, f"{Path(f.file_name).name}:{f.line_number} {name}")
+            for name, f in functions.items()
+            if "/kg/" in f.file_name
+        ),
+        reverse=True,
+    )[:top]
+    print(f"profile {_label(spec)} ({len(files)} runs, share of the profiled CPU, cumulative):")
+    for cum, where in rows:
+        print(f"  {100 * cum / total:5.1f}%  {cum:7.2f} s  {where}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -228,10 +263,12 @@ def main(argv: list[str] | None = None) -> int:
         "--no-nlp", dest="load_nlp", action="store_false", help="do not load spaCy in the child"
     )
     parser.add_argument("--out", type=Path, help="write all results here as JSON")
+    parser.add_argument("--profile", type=Path, help="profile each child; pstats files go here")
     parser.add_argument("--child-code", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.work = args.work.resolve()
     args.records = args.records.resolve()
+    args.profile = args.profile.resolve() if args.profile is not None else None
     if args.child_code is not None:
         print(json.dumps(child(args)))
         return 0
@@ -260,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{med['cpu_seconds']:.1f} s CPU, {med['io_wait_seconds']:.1f} s I/O, batch p50 "
             f"{med['batch_p50']:.2f} s p95 {med['batch_p95']:.2f} s ({len(rs)} runs)"
         )
+    if args.profile is not None:
+        for code in codes:
+            print_profile(args.profile, code, args.batch_size)
     if args.out is not None:
         args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -3,7 +3,7 @@
 Why this shape:
 
 - **The same graph as the transactional store.** Records are merged with the store's own
-  planner (:class:`kg.stores.neo4j.store._Batch`, which applies :func:`kg.core.merge.merge_properties`
+  write plan (:class:`kg.stores.write_plan.WritePlan`, which applies :func:`kg.core.merge.merge_properties`
   and the :mod:`kg.core.derived` pair rules) starting from an empty database, so a bulk load and an
   ``upsert`` of the same records give equal exports.
 - **One file per property signature.** The importer types columns in the header
@@ -43,9 +43,10 @@ from kg.core.provisional import concept_ids, provisional_ids
 from kg.core.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.batch_writes import db_node_properties, keyphrase_rows
 from kg.stores.neo4j.pair_keys import FORMAT as PAIR_KEYS_FORMAT
 from kg.stores.neo4j.read_index import desired_state
-from kg.stores.neo4j.store import _Batch, _db_node_properties
+from kg.stores.write_plan import WritePlan, check_relationships
 
 ARRAY_DELIMITER = "\x1f"
 ARRAY_DELIMITER_ARG = "U+001F"
@@ -143,7 +144,7 @@ def encode(props: dict[str, Any], where: str) -> tuple[Signature, list[str]]:
 class MergedGraph:
     """Every node, relationship and derived pair of a set of records merged into an empty store."""
 
-    batch: _Batch
+    batch: WritePlan
     summary: UpsertSummary
     papers: int
 
@@ -154,16 +155,15 @@ def merge_records(records: Iterable[PaperRecord], chunk: int = 2000) -> MergedGr
     In chunks, like upsert batches, so provisional concepts (:mod:`kg.core.provisional`) are planned
     against what earlier chunks left: the same graph as ``kg ingest`` of the same records.
     """
-    batch = _Batch()
-    summary = UpsertSummary()
+    batch = WritePlan()
     pending: list[PaperRecord] = []
 
     def flush() -> None:
         existing = {i for i in provisional_ids(pending) if i in batch.nodes}
         stored = {i: batch.keep[i] for i in concept_ids(pending) if i in batch.keep}  # earlier chunks' rows
         plan = plan_provisional(pending, existing, stored)
-        batch.tracked.update(r.paper.id for r in plan.records)
-        batch.apply_plan(plan, summary)
+        check_relationships(plan.records, batch.nodes)
+        batch.apply_provisional(plan)
         pending.clear()
 
     for record in records:
@@ -171,7 +171,7 @@ def merge_records(records: Iterable[PaperRecord], chunk: int = 2000) -> MergedGr
         if len(pending) >= chunk:
             flush()
     flush()
-    return MergedGraph(batch=batch, summary=summary, papers=summary.added)
+    return MergedGraph(batch=batch, summary=batch.summary, papers=batch.summary.added)
 
 
 @dataclass
@@ -308,7 +308,7 @@ def _write_file(path: Path, header: list[str], rows: Iterable[list[str]], out: C
     return path
 
 
-def _paper_counts(batch: _Batch) -> dict[str, int]:
+def _paper_counts(batch: WritePlan) -> dict[str, int]:
     """``_papers`` of the read index: papers about a concept (MENTIONS not ``about: false``),
     AUTHORED out-degree of an author."""
     counts: dict[str, int] = {}
@@ -367,7 +367,7 @@ def write_csv(graph: MergedGraph, directory: Path, version: int, jobs: int = 1) 
         _FORKED = None
 
 
-_FORKED: _Batch | None = None  # the graph a forked writer inherits (set just before the fork)
+_FORKED: WritePlan | None = None  # the graph a forked writer inherits (set just before the fork)
 
 
 def _forked_rels(directory: Path) -> CsvSet:
@@ -375,7 +375,7 @@ def _forked_rels(directory: Path) -> CsvSet:
     return _write_rels(_FORKED, directory)
 
 
-def _write_nodes(batch: _Batch, directory: Path, version: int) -> CsvSet:
+def _write_nodes(batch: WritePlan, directory: Path, version: int) -> CsvSet:
     """The node files, the read index's key nodes with their ``__KEY_OF`` relationships, and
     the keyphrase rows."""
     out = CsvSet()
@@ -386,7 +386,7 @@ def _write_nodes(batch: _Batch, directory: Path, version: int) -> CsvSet:
     key_of: list[tuple[str, str, int]] = []  # (key, node id, rank)
     try:
         for node_id, label in batch.labels.items():
-            props = _db_node_properties(node_id, label, batch.nodes[node_id])
+            props = db_node_properties(node_id, label, batch.nodes[node_id])
             props.pop("id")
             # The read index (kg.stores.neo4j.read_index), as the transactional writes keep it.
             state, key_rows = desired_state(node_id, (label,), props, papers.get(node_id, 0))
@@ -424,7 +424,7 @@ def _write_nodes(batch: _Batch, directory: Path, version: int) -> CsvSet:
     )
     out.node_args.append(f"--nodes={q.META_LABEL}={meta}")
     _write_keys(directory, keys, key_of, out)
-    phrase_rows = batch.keyphrase_rows()
+    phrase_rows = keyphrase_rows(batch)
     if phrase_rows:
         phrases = _write_file(
             directory / "keyphrases.csv",
@@ -449,7 +449,7 @@ def _write_nodes(batch: _Batch, directory: Path, version: int) -> CsvSet:
     return out
 
 
-def _write_rels(batch: _Batch, directory: Path) -> CsvSet:
+def _write_rels(batch: WritePlan, directory: Path) -> CsvSet:
     """The relationship files: merged relationships, then the derived pairs."""
     out = CsvSet()
     rels = _Writer(directory)
@@ -473,12 +473,12 @@ def _write_rels(batch: _Batch, directory: Path) -> CsvSet:
     return out
 
 
-def _write_pairs(batch: _Batch, rels: _Writer) -> None:
+def _write_pairs(batch: WritePlan, rels: _Writer) -> None:
     """The derived pairs (a third or more of all rows): one file per type, written in C."""
     pair_sig: Signature = ((q.PAIR_KEY, "long"), ("papers", "long"))
     pair_key = q.pair_key
     for rtype in DERIVED_REL_TYPES:
-        pairs = [(a, b, n) for (a, t, b), n in batch.bumps.items() if t == rtype and n > 0]
+        pairs = [(a, b, n) for (a, t, b), n in batch.pair_deltas.items() if t == rtype and n > 0]
         if pairs:
             g = rels.group("rels", rtype, pair_sig, [":START_ID", ":END_ID"])
             g.writer.writerows([a, b, str(pair_key(a, b)), str(n)] for a, b, n in pairs)

@@ -27,15 +27,13 @@ All Cypher lives in :mod:`kg.stores.neo4j.queries`.
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import re
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import neo4j
@@ -49,11 +47,8 @@ from neo4j.exceptions import (
 
 from kg.core.collector import collector_paused
 from kg.core.config import Settings
-from kg.core.derived import coauthor_pairs_allowed, cooccurs_changes, new_pairs, top_concepts
 from kg.core.errors import ConfigError, GraphStoreError, StoreUnavailable
-from kg.core.merge import merge_properties
 from kg.core.models import (
-    DERIVED_REL_TYPES,
     LABELS,
     REL_TYPES,
     Graph,
@@ -66,26 +61,19 @@ from kg.core.models import (
     StoreCounts,
     UpsertSummary,
 )
-from kg.core.provisional import (
-    KEYPHRASES,
-    Plan,
-    concept_ids,
-    phrase_key,
-    provisional_ids,
-    row_about,
-    without_phrase,
-)
-from kg.core.provisional import plan as plan_provisional
 from kg.stores.neo4j import authors, institutions, vectors
+from kg.stores.neo4j import batch_writes as bw
 from kg.stores.neo4j import concepts as concepts_ops
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.batch_writes import chunks, label_of, strip_internal
 from kg.stores.neo4j.notifications import DRIVER_CONFIG as NOTIFICATIONS
 from kg.stores.neo4j.notifications import quiet_notifications
 from kg.stores.neo4j.pair_keys import ensure_keyphrase_keys, ensure_pair_keys
-from kg.stores.neo4j.read_index import same_value, update_read_index
+from kg.stores.neo4j.read_index import update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
 from kg.stores.protocol import AuthorMove, Direction, Edge, NodeRow, SearchHit, StoredSlot
+from kg.stores.write_plan import WritePlan, plan_upsert
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -94,10 +82,6 @@ RETRY_TIME_S = 30.0  # the driver's default max_transaction_retry_time
 # What Neo4j 5.26 answers when a transaction exceeds db.memory.transaction.max or the
 # dbms.memory.transaction.total.max pool (both seen in tests and benchmarks).
 MEMORY_LIMIT_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemoryError"})
-RelKey = tuple[str, str, str]  # (start, type, end)
-# Nodes read by id in one transaction: id -> (properties, label, element id, stored map with the
-# internal properties), None when not stored.
-_Seen = dict[str, tuple[Properties, str, str, dict[str, Any]] | None]
 # Fewest rows per UNWIND statement of an upsert: a batch of 500 papers writes ~25,000
 # relationships and reads ~10,000 nodes, and every statement is a round trip in which the client
 # and the server take turns on the CPU; 500 rows a statement made ~150 statements a batch.
@@ -142,292 +126,9 @@ class _BatchTooLarge(Exception):
     """A transaction ran out of the server's transaction memory (split the batch, do not retry it)."""
 
 
-def _strip_internal(props: dict[str, Any]) -> Properties:
-    return {k: v for k, v in props.items() if k not in q.INTERNAL_NODE_PROPERTIES}
-
-
 def _rel_properties(props: dict[str, Any]) -> dict[str, Any]:
     """A relationship's properties without the Neo4j-only ones (a derived pair's key)."""
     return {k: v for k, v in props.items() if k not in q.INTERNAL_REL_PROPERTIES}
-
-
-def _label_of(labels: Sequence[str]) -> Label:
-    for lb in labels:
-        if lb in LABELS:
-            return lb
-    raise GraphStoreError(f"a paperkg node has none of the labels {', '.join(LABELS)}: {sorted(labels)}")
-
-
-def _db_node_properties(node_id: str, label: str, props: Properties) -> dict[str, Any]:
-    """What Neo4j stores for a node: its properties, ``id`` and the internal fulltext fields."""
-    row: dict[str, Any] = dict(props)
-    row["id"] = node_id
-    if label == "Concept":
-        aliases = props.get("aliases")
-        if isinstance(aliases, list) and aliases:
-            row[q.ALIAS_TEXT] = " ".join(str(a) for a in aliases)
-    elif label == "Paper":
-        # its paper-only phrases (kg.core.provisional) as its aliases: search finds a paper by them
-        phrases = props.get(KEYPHRASES)
-        if isinstance(phrases, list) and phrases:
-            row[q.ALIAS_TEXT] = " ".join(str(a) for a in phrases)
-    return row
-
-
-def _record_ids(records: Iterable[PaperRecord]) -> list[str]:
-    """Every node id the records name: papers, nodes and relationship ends."""
-    ids: dict[str, None] = {}
-    for r in records:
-        ids[r.paper.id] = None
-        ids.update((n.id, None) for n in r.nodes)
-        for rel in r.relationships:
-            ids[rel.start] = None
-            ids[rel.end] = None
-    return list(ids)
-
-
-def _chunks(rows: list[T], size: int) -> Iterator[list[T]]:
-    for i in range(0, len(rows), size):
-        yield rows[i : i + size]
-
-
-@dataclass
-class _Batch:
-    """The read-merge-write state of one upsert transaction (role: write planner).
-
-    Holds the stored state the batch touches, applies records one by one with the embedded
-    store's rules, and remembers what to write.
-    """
-
-    nodes: dict[str, Properties] = field(default_factory=dict)
-    labels: dict[str, str] = field(default_factory=dict)
-    eids: dict[str, str] = field(default_factory=dict)  # element ids, valid in this transaction
-    stored: dict[str, dict[str, Any]] = field(default_factory=dict)  # as read, internal keys too
-    rels: dict[RelKey, Properties] = field(default_factory=dict)
-    new_nodes: dict[str, None] = field(default_factory=dict)  # ordered sets
-    changed_nodes: dict[str, None] = field(default_factory=dict)
-    new_rels: dict[RelKey, None] = field(default_factory=dict)
-    changed_rels: dict[RelKey, None] = field(default_factory=dict)
-    relabel: dict[str, None] = field(default_factory=dict)  # stored concepts whose kind changed
-    authors: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    mentions: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
-    tracked: set[str] = field(default_factory=set)
-    bumps: Counter[RelKey] = field(default_factory=Counter)
-    paper_delta: Counter[str] = field(default_factory=Counter)  # read index _papers changes
-    # The input last merged into each node/relationship: merging is idempotent, so the same
-    # input again (a shared author or concept in the next record) cannot change anything.
-    last_input: dict[str | RelKey, Properties] = field(default_factory=dict)
-    # provisional concepts (kg.core.provisional): keyphrase rows to write and concepts whose rows go
-    keep: dict[str, dict[str, tuple[Properties, Properties]]] = field(default_factory=dict)  # by concept
-    drop: set[str] = field(default_factory=set)
-
-    def know_rel(self, key: RelKey, props: Properties) -> None:
-        self.rels[key] = props
-        self._follow(key, props)
-
-    def _follow(self, key: RelKey, props: Properties) -> None:
-        start, rtype, end = key
-        if rtype == "AUTHORED" and end in self.tracked:
-            self.authors[end].add(start)
-        elif rtype == "MENTIONS" and start in self.tracked:
-            self.mentions[start][end] = float(props.get("score") or 0.0)  # type: ignore[arg-type]
-
-    def _state(self, paper_id: str) -> tuple[set[str], set[str]]:
-        return set(self.authors[paper_id]), top_concepts(self.mentions[paper_id].items())
-
-    def apply(self, record: PaperRecord, summary: UpsertSummary, changed: bool = False) -> None:
-        """Merge one record; ``changed``: its keyphrase rows changed (an update even if nothing
-        else did)."""
-        pid = record.paper.id
-        existed = pid in self.nodes
-        before = self._state(pid)
-        for node in (record.paper, *record.nodes):
-            changed |= self._merge_node(node)
-        for rel in record.relationships:
-            changed |= self._merge_rel(rel, pid)
-        after = self._state(pid)
-        if coauthor_pairs_allowed(self.nodes[pid]):  # hyperauthored papers make no pairs
-            for x, y in new_pairs(before[0], after[0]):
-                self.bumps[(x, "COAUTHOR", y)] += 1
-        for (x, y), n in cooccurs_changes(before[1], after[1]):
-            self.bumps[(x, "CO_OCCURS", y)] += n
-        if not existed:
-            summary.added += 1
-        elif changed:
-            summary.updated += 1
-        else:
-            summary.unchanged += 1
-
-    def apply_plan(self, plan: Plan, summary: UpsertSummary) -> None:
-        """Merge a batch rewritten by :func:`kg.core.provisional.plan`: its records, then the earlier
-        carriers of the concepts it promotes (their papers must be loaded and tracked)."""
-        for record in plan.records:
-            self.apply(record, summary, changed=record.paper.id in plan.changed_papers)
-        for cid, pid, node, rel, phrases, links in plan.promote:
-            # The phrase is a node now: it leaves the paper's keyphrases, as if it had been one
-            # from the start, so the order the papers came in does not show.
-            promoted = without_phrase(self.nodes[pid], phrases)
-            if promoted is not None:
-                self.nodes[pid] = promoted
-                self.last_input.pop(pid, None)
-                if pid not in self.new_nodes:
-                    self.changed_nodes[pid] = None
-            before = top_concepts(self.mentions[pid].items())
-            self._merge_node(Node(id=cid, label="Concept", properties=node))
-            for link in links:  # its BROADER links, which the row kept (kg.core.provisional)
-                self._merge_rel(link, pid)
-            self._merge_rel(Relationship(type="MENTIONS", start=pid, end=cid, properties=rel), pid)
-            for (x, y), n in cooccurs_changes(before, top_concepts(self.mentions[pid].items())):
-                self.bumps[(x, "CO_OCCURS", y)] += n
-        for (cid, pid), rows in plan.keep.items():
-            self.keep.setdefault(cid, {})[pid] = rows
-        for cid in plan.drop:
-            self.drop.add(cid)
-            self.keep.pop(cid, None)
-
-    def _merge_node(self, node: Node) -> bool:
-        if self.last_input.get(node.id) == node.properties:
-            return False
-        self.last_input[node.id] = node.properties
-        old = self.nodes.get(node.id)
-        if old is None:
-            self.nodes[node.id] = merge_properties({}, node.properties)  # drops None values
-            self.labels[node.id] = node.label
-            self.new_nodes[node.id] = None
-            return True
-        merged = merge_properties(old, node.properties)
-        if merged == old:
-            return False
-        self.nodes[node.id] = merged
-        if node.id not in self.new_nodes:
-            self.changed_nodes[node.id] = None
-            if self.labels[node.id] == "Concept" and q.kind_label(old.get("kind")) != q.kind_label(
-                merged.get("kind")
-            ):
-                self.relabel[node.id] = None
-        return True
-
-    def _merge_rel(self, rel: Relationship, paper_id: str) -> bool:
-        if rel.type in DERIVED_REL_TYPES:
-            raise GraphStoreError(f"{rel.type} relationships are derived by the store, not upserted")
-        for node_id in (rel.start, rel.end):
-            if node_id not in self.nodes:
-                raise GraphStoreError(
-                    f"relationship {rel.type} of paper {paper_id} refers to unknown node {node_id}; "
-                    "nothing of this batch was written"
-                )
-        key = (rel.start, rel.type, rel.end)
-        if self.last_input.get(key) == rel.properties:
-            return False
-        self.last_input[key] = rel.properties
-        old = self.rels.get(key)
-        if old is None:
-            merged = merge_properties({}, rel.properties)
-            self.new_rels[key] = None
-        else:
-            merged = merge_properties(old, rel.properties)
-            if merged == old:
-                return False
-            if key not in self.new_rels:
-                self.changed_rels[key] = None
-        self.know_rel(key, merged)
-        # The read index's paper counts change by what this merge changed (kept by delta: a
-        # recount would read every relationship of a popular concept in every batch).
-        if rel.type == "MENTIONS":
-            was = 0 if old is None or old.get("about") is False else 1
-            now = 0 if merged.get("about") is False else 1
-            if now != was:
-                self.paper_delta[rel.end] += now - was
-        elif rel.type == "AUTHORED" and old is None:
-            self.paper_delta[rel.start] += 1
-        return True
-
-    # -- what to write ---------------------------------------------------------------------------
-    @property
-    def changes(self) -> bool:
-        """Does this batch write anything (and so bump the store version)?"""
-        return bool(
-            self.new_nodes
-            or self.changed_nodes
-            or self.new_rels
-            or self.changed_rels
-            or any(self.bumps.values())
-            or self.keep
-            or self.drop
-        )
-
-    def keyphrase_rows(self) -> list[q.KeyphraseRow]:
-        """The kept keyphrase rows with their lookup key and ``about`` (:mod:`kg.core.provisional`)."""
-        return [
-            q.KeyphraseRow(
-                cid,
-                pid,
-                json.dumps(node, sort_keys=True),
-                json.dumps(rel, sort_keys=True),
-                phrase_key(node),
-                row_about(rel),
-            )
-            for cid, by_paper in sorted(self.keep.items())
-            for pid, (node, rel) in sorted(by_paper.items())
-        ]
-
-    def new_node_rows(self) -> dict[tuple[str, str | None], list[dict[str, Any]]]:
-        """Rows of the created nodes per ``(label, concept kind)``: a kind gets its own label."""
-        groups: dict[tuple[str, str | None], list[dict[str, Any]]] = defaultdict(list)
-        for node_id in self.new_nodes:
-            lb, props = self.labels[node_id], self.nodes[node_id]
-            kind = props.get("kind") if lb == "Concept" else None
-            key = (lb, kind if isinstance(kind, str) and q.kind_label(kind) else None)
-            groups[key].append(_db_node_properties(node_id, lb, props))
-        return groups
-
-    def relabel_ids(self) -> dict[str | None, list[str]]:
-        """Stored concepts whose kind label changed, per new kind."""
-        groups: dict[str | None, list[str]] = defaultdict(list)
-        for node_id in self.relabel:
-            kind = self.nodes[node_id].get("kind")
-            groups[kind if isinstance(kind, str) else None].append(node_id)
-        return groups
-
-    def node_changes(self, ids: Iterable[str]) -> list[list[Any]]:
-        """Rows ``[id, {key: new value or None}]``: only the properties that differ from the
-        stored node (the read index's own keys aside, :func:`update_read_index` keeps them).
-
-        Why not the whole map: a paper whose keyphrase was promoted changes one list, and
-        rewriting its title, abstract and sort key made the server update their records and
-        indexes at commit, for ~630 such papers per batch.
-        """
-        rows: list[list[Any]] = []
-        for node_id in ids:
-            new = _db_node_properties(node_id, self.labels[node_id], self.nodes[node_id])
-            old = {k: v for k, v in self.stored[node_id].items() if k not in q.READ_INDEX_PROPERTIES}
-            changes: dict[str, Any] = {k: v for k, v in new.items() if not same_value(old.get(k), v)}
-            changes.update((k, None) for k in old if k not in new)  # SET n += {k: null} removes k
-            if changes:
-                rows.append([node_id, changes])
-        return rows
-
-    def rel_rows(self, keys: Iterable[RelKey]) -> dict[str, list[list[Any]]]:
-        by_type: dict[str, list[list[Any]]] = defaultdict(list)
-        eids = self.eids
-        for key in keys:
-            by_type[key[1]].append([eids[key[0]], eids[key[2]], self.rels[key]])
-        return by_type
-
-    def bump_rows(self) -> tuple[dict[str, list[list[Any]]], dict[str, list[list[Any]]]]:
-        """Pair bumps as ``(new, existing)`` rows per type.
-
-        A pair with a node created in this batch cannot have a relationship yet: it is created
-        outright. The others may exist: :meth:`Neo4jStore._bump_pairs` looks them up by their key.
-        """
-        new: dict[str, list[list[Any]]] = defaultdict(list)
-        maybe: dict[str, list[list[Any]]] = defaultdict(list)
-        fresh, eids = self.new_nodes, self.eids
-        for (a, rtype, b), n in self.bumps.items():
-            if n:  # a pair gained and lost in one batch nets to nothing
-                row = [eids[a], eids[b], n, q.pair_key(a, b)]
-                (new if a in fresh or b in fresh else maybe)[rtype].append(row)
-        return new, maybe
 
 
 class Neo4jStore(Neo4jReads):
@@ -518,7 +219,7 @@ class Neo4jStore(Neo4jReads):
 
         def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
             out: list[list[Any]] = []
-            for chunk in _chunks(ids, self._batch_size):
+            for chunk in chunks(ids, self._batch_size):
                 out.extend(self._rows(tx, build(chunk)))
             return out
 
@@ -602,30 +303,21 @@ class Neo4jStore(Neo4jReads):
 
     def _upsert_tx(self, tx: Tx, records: list[PaperRecord]) -> UpsertSummary:
         self._exec(tx, q.lock_writers())
-        seen: _Seen = {}
-        plan = self._plan_provisional(tx, records, seen)
-        batch = self._load_state(
-            tx,
-            plan.records,
-            [p.paper for p in plan.promote],
-            [end for p in plan.promote for link in p.links for end in (link.start, link.end)],
-            seen,
-        )
-        summary = UpsertSummary()
-        batch.apply_plan(plan, summary)
-        self._write(tx, batch)
-        written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
-        update_read_index(tx, written, batch.new_nodes, batch.paper_delta, batch.stored)
+        graph = bw.StoredNodes(lambda stmt: self._rows(tx, stmt), self._statement_rows)
+        plan = plan_upsert(graph, records)
+        self._write(tx, plan, graph)
+        written = {i: (plan.labels[i], plan.nodes[i]) for i in plan.written_nodes()}
+        update_read_index(tx, written, plan.new_nodes, bw.paper_delta(plan), graph.stored)
         # Vectors are not compared by the summary (see kg.core.models.PaperRecord.embedding), but a
         # changed one is a change: the version is bumped if nothing else bumped it.
         if self._put_vectors(tx, [(r.paper.id, r.embedding) for r in records if r.embedding is not None]):
-            if not batch.changes:
+            if not plan.changes:
                 self._exec(tx, q.bump_version())
-        return summary
+        return plan.summary
 
     def _put_vectors(self, tx: Tx, pairs: Sequence[tuple[str, bytes]]) -> int:
         changed = 0
-        for chunk in _chunks(list(pairs), self._statement_rows):
+        for chunk in chunks(list(pairs), self._statement_rows):
             changed += int(self._fetch(tx, vectors.put(chunk))[0]["changed"])
         return changed
 
@@ -646,7 +338,7 @@ class Neo4jStore(Neo4jReads):
 
     def paper_embeddings(self, ids: Sequence[str]) -> list[bytes | None]:
         found: dict[str, bytes] = {}
-        for chunk in _chunks(list(ids), self._batch_size):
+        for chunk in chunks(list(ids), self._batch_size):
             found.update(
                 (row["id"], vectors.to_blob(row["vector"])) for row in self._read(vectors.vectors_of(chunk))
             )
@@ -665,129 +357,42 @@ class Neo4jStore(Neo4jReads):
         rows = self._read(vectors.missing(limit))
         return [(str(r["id"]), str(r["title"] or ""), str(r["abstract"] or "")) for r in rows]
 
-    def _look_up(self, tx: Tx, ids: Iterable[str], seen: _Seen) -> None:
-        """Read the nodes among ``ids`` not looked up yet in this transaction into ``seen``.
-
-        The provisional plan and the batch state need mostly the same nodes; reading each once
-        halves the look-ups by id, the largest read of an incremental batch.
-        """
-        todo = [i for i in dict.fromkeys(ids) if i not in seen]
-        for chunk in _chunks(todo, self._statement_rows):
-            for node_id, labels, props, eid in self._rows(tx, q.nodes_by_id(chunk)):
-                seen[node_id] = (_strip_internal(props), _label_of(labels), eid, props)
-        for node_id in todo:
-            seen.setdefault(node_id, None)
-
-    def _plan_provisional(self, tx: Tx, records: list[PaperRecord], seen: _Seen) -> Plan:
-        """:func:`kg.core.provisional.plan` over the nodes and keyphrase rows stored for the batch.
-
-        Only concepts that are not nodes can have keyphrase rows: a concept's rows are dropped in
-        the transaction that makes it a node, and none are written for a node. So the rows are
-        looked up for those alone (most concepts of a batch into a grown store are nodes).
-        """
-        self._look_up(tx, _record_ids(records), seen)
-        existing = {i for i in provisional_ids(records) if seen.get(i) is not None}
-        stored: dict[str, dict[str, tuple[Properties, Properties]]] = {}
-        absent = [c for c in concept_ids(records) if seen.get(c) is None]
-        for chunk in _chunks(absent, self._statement_rows):
-            for cid, pid, node, rel in self._rows(tx, q.keyphrases_of(chunk)):
-                stored.setdefault(cid, {})[pid] = (json.loads(node), json.loads(rel))
-        return plan_provisional(records, existing, stored)
-
-    def _load_state(
-        self,
-        tx: Tx,
-        records: list[PaperRecord],
-        carriers: Sequence[str] = (),
-        linked: Sequence[str] = (),
-        seen: _Seen | None = None,
-    ) -> _Batch:
-        """The stored state the records touch; ``carriers``: stored papers of promoted concepts,
-        loaded like the batch's own papers; ``linked``: the ends of the links their keyphrase
-        rows restore (:class:`kg.core.provisional.Promotion`), which need an element id; ``seen``:
-        nodes already read in this transaction."""
-        seen = {} if seen is None else seen
-        ids: dict[str, None] = dict.fromkeys([*carriers, *linked])
-        ids.update(dict.fromkeys(_record_ids(records)))
-        self._look_up(tx, ids, seen)
-        batch = _Batch(tracked={r.paper.id for r in records} | set(carriers))
-        for node_id in ids:
-            hit = seen[node_id]
-            if hit is not None:
-                batch.nodes[node_id], batch.labels[node_id], batch.eids[node_id], batch.stored[node_id] = hit
-        papers = {r.paper.id for r in records}
-        own = [p for p in dict.fromkeys(r.paper.id for r in records) if p in batch.nodes]
-        # A carrier outside the batch only gains a MENTIONS (and the concept's links, whose
-        # concept is new): its other relationships cannot change, so only its MENTIONS are read.
-        others = {p: None for p in carriers if p in batch.nodes and p not in papers}
-        reads = [(q.relationships_around, own), (q.mentions_of, list(others))]
-        for build, read in reads:
-            for chunk in _chunks(read, self._statement_rows):
-                for start, rtype, end, props, start_eid, end_eid in self._rows(tx, build(chunk)):
-                    batch.know_rel((start, rtype, end), props)
-                    batch.eids[start] = start_eid
-                    batch.eids[end] = end_eid
-        # Relationships away from the batch's papers (BROADER, SUBTOPIC_OF, ...): by key.
-        by_type: dict[str, dict[tuple[str, str], None]] = defaultdict(dict)
-        for r in records:
-            for rel in r.relationships:
-                if (
-                    rel.start not in papers
-                    and rel.end not in papers
-                    and not (rel.type == "MENTIONS" and rel.start in others)
-                    and rel.start in batch.nodes
-                    and rel.end in batch.nodes
-                    and rel.type not in DERIVED_REL_TYPES
-                ):
-                    by_type[rel.type][(rel.start, rel.end)] = None
-        eids = batch.eids
-        for rtype, pairs in by_type.items():
-            keys = [[eids[s], eids[e]] for s, e in pairs]
-            for key_chunk in _chunks(keys, self._statement_rows):
-                for start, found_type, end, props in self._rows(tx, q.relationships_by_key(rtype, key_chunk)):
-                    batch.know_rel((start, found_type, end), props)
-        return batch
-
-    def _write(self, tx: Tx, batch: _Batch) -> None:
-        """Nodes first (relationships need their element ids), then relationships and pair bumps."""
-        if not batch.changes:
+    def _write(self, tx: Tx, plan: WritePlan, graph: bw.StoredNodes) -> None:
+        """Nodes first (relationships need their element ids), then relationships and pair deltas."""
+        if not plan.changes:
             return  # nothing new: no write, and the store version stays
-        size = self._statement_rows
-        for (lb, kind), node_rows in batch.new_node_rows().items():
-            for node_chunk in _chunks(node_rows, size):
+        size, eids = self._statement_rows, graph.eids
+        for (lb, kind), node_rows in bw.new_node_rows(plan).items():
+            for node_chunk in chunks(node_rows, size):
                 rows = self._rows(tx, q.create_nodes(lb, node_chunk, kind))
-                batch.eids.update((i, eid) for i, eid in rows)
-        for change_chunk in _chunks(batch.node_changes(batch.changed_nodes), size):
+                eids.update((i, eid) for i, eid in rows)
+        for change_chunk in chunks(bw.node_changes(plan, graph.stored), size):
             self._exec(tx, q.update_node_properties(change_chunk))
-        for kind, ids in batch.relabel_ids().items():
-            for id_chunk in _chunks(ids, size):
+        for kind, ids in bw.relabel_ids(plan).items():
+            for id_chunk in chunks(ids, size):
                 self._exec(tx, q.relabel_concepts(kind, id_chunk))
-        for stmt in self._relationship_statements(batch):
-            self._exec(tx, stmt)
-        self._bump_pairs(tx, batch)
-        for drop_chunk in _chunks(sorted(batch.drop), size):
+        for keys, build in (
+            (plan.new_rels, q.create_relationships),
+            (plan.changed_rels, q.replace_relationship_properties),
+        ):
+            for rtype, rel_rows in bw.rel_rows(plan, keys, eids).items():
+                for chunk in chunks(rel_rows, size):
+                    self._exec(tx, build(rtype, chunk))
+        self._apply_pairs(tx, plan, eids)
+        for drop_chunk in chunks(sorted(plan.drop), size):
             self._exec(tx, q.drop_keyphrases(drop_chunk))
-        for row_chunk in _chunks(batch.keyphrase_rows(), size):
+        for row_chunk in chunks(bw.keyphrase_rows(plan), size):
             self._exec(tx, q.put_keyphrases(row_chunk))
         self._exec(tx, q.bump_version())
 
-    def _relationship_statements(self, batch: _Batch) -> Iterator[q.Statement]:
-        size = self._statement_rows
-        for rtype, rel_rows in batch.rel_rows(batch.new_rels).items():
-            for chunk in _chunks(rel_rows, size):
-                yield q.create_relationships(rtype, chunk)
-        for rtype, rel_rows in batch.rel_rows(batch.changed_rels).items():
-            for chunk in _chunks(rel_rows, size):
-                yield q.replace_relationship_properties(rtype, chunk)
-
-    def _bump_pairs(self, tx: Tx, batch: _Batch) -> None:
+    def _apply_pairs(self, tx: Tx, plan: WritePlan, eids: dict[str, str]) -> None:
         """Derived pair counts: pairs with a node new in this batch are created outright; the
         others are looked up by their indexed key, then updated, deleted at 0 papers, or created."""
         size = self._statement_rows
-        created, maybe = batch.bump_rows()
+        created, maybe = bw.pair_rows(plan, eids)
         for rtype, rows in maybe.items():
             found: dict[tuple[str, str], tuple[str, int]] = {}
-            for chunk in _chunks(rows, size):
+            for chunk in chunks(rows, size):
                 stmt = q.find_pairs(rtype, [[key, a, b] for a, b, _n, key in chunk])
                 found.update(((a, b), (eid, papers)) for a, b, eid, papers in self._rows(tx, stmt))
             updates: list[list[Any]] = []
@@ -801,18 +406,18 @@ class Neo4jStore(Neo4jReads):
                     updates.append([hit[0], hit[1] + n])
                 else:
                     gone.append(hit[0])
-            for update_chunk in _chunks(updates, size):
+            for update_chunk in chunks(updates, size):
                 self._exec(tx, q.set_pair_papers(rtype, update_chunk))
-            for gone_chunk in _chunks(gone, size):
+            for gone_chunk in chunks(gone, size):
                 self._exec(tx, q.delete_pairs(rtype, gone_chunk))
         for rtype, rows in created.items():
-            for chunk in _chunks(rows, size):
+            for chunk in chunks(rows, size):
                 self._exec(tx, q.create_pairs(rtype, chunk))
 
     # -- reads -------------------------------------------------------------------------------------
     @staticmethod
     def _node(row: neo4j.Record) -> Node:
-        return Node(id=row["id"], label=_label_of(row["labels"]), properties=_strip_internal(row["props"]))
+        return Node(id=row["id"], label=label_of(row["labels"]), properties=strip_internal(row["props"]))
 
     @staticmethod
     def _rel(row: neo4j.Record) -> Relationship:
@@ -827,7 +432,7 @@ class Neo4jStore(Neo4jReads):
 
     def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
         found = {
-            node_id: Node(id=node_id, label=_label_of(labels), properties=_strip_internal(props))
+            node_id: Node(id=node_id, label=label_of(labels), properties=strip_internal(props))
             for node_id, labels, props, _eid in self._read_many(q.nodes_by_id, list(dict.fromkeys(ids)))
         }
         return [found.get(i) for i in ids]
@@ -854,7 +459,7 @@ class Neo4jStore(Neo4jReads):
                     "properties": _rel_properties(rprops),
                 }
             )
-            node = Node(id=other, label=_label_of(labels), properties=_strip_internal(props))
+            node = Node(id=other, label=label_of(labels), properties=strip_internal(props))
             edges[node_id].append(((other, 0 if out else 1), Edge(rel, node)))
         return [[e for _, e in sorted(edges.get(i, []), key=lambda t: t[0])] for i in ids]
 
@@ -864,7 +469,7 @@ class Neo4jStore(Neo4jReads):
             # the SQLite store's ``position`` column: a number, else last
             numeric = isinstance(pos, int | float) and not isinstance(pos, bool)
             key = (0, int(pos), aid) if numeric else (1, 0, aid)
-            found[pid].append((key, Node(id=aid, label=_label_of(labels), properties=_strip_internal(props))))
+            found[pid].append((key, Node(id=aid, label=label_of(labels), properties=strip_internal(props))))
         return [[n for _, n in sorted(found.get(i, []), key=lambda t: t[0])] for i in paper_ids]
 
     def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
@@ -882,7 +487,7 @@ class Neo4jStore(Neo4jReads):
 
     def network_nodes(self, ids: Sequence[str]) -> list[NodeRow]:
         found = {
-            nid: NodeRow(nid, _label_of(labels), "" if name is None else str(name), int(n))
+            nid: NodeRow(nid, label_of(labels), "" if name is None else str(name), int(n))
             for nid, labels, name, n in self._read_many(rq.network_nodes, list(dict.fromkeys(ids)))
         }
         return [found[i] for i in ids if i in found]

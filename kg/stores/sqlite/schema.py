@@ -18,9 +18,10 @@ JSON property map, and name lookups go through a key table instead of scanning n
 - ``name_keys``: :mod:`kg.core.names` keys of every concept name/alias and author name, with a rank.
 - ``fts``: FTS5 (BM25) over paper titles/abstracts and concept names/aliases; ``rowid`` is the
   node's rowid.
-- ``keyphrases``: provisional concepts not yet carried by two papers (:mod:`kg.stores.sqlite.keyphrases`),
-  with the row's lookup ``key`` (:func:`kg.core.provisional.phrase_key`) and ``about`` flag, indexed
-  by paper (a paper's key concepts) and by key (papers by a phrase's name).
+- ``keyphrases``: provisional concepts not yet carried by two papers (written by
+  :mod:`kg.stores.sqlite.batch_writes`), with the row's lookup ``key``
+  (:func:`kg.core.provisional.phrase_key`) and ``about`` flag, indexed by paper (a paper's key
+  concepts) and by key (papers by a phrase's name).
 - ``meta``: the schema format and the store version (bumped by every write that changed something).
 """
 
