@@ -8,7 +8,8 @@ other. The fixture is built for ties: equal years, titles that fold alike ("Grap
 term of every order decides something and the id breaks what is left.
 
 Adding an order: a branch in ``paper_order_by`` (SQLite) and ``paper_order`` (Neo4j), a key in
-:func:`reference_key`, and the enum value in ``PaperOrder`` (protocol and API).
+:func:`reference_key`, and the enum value in ``PaperOrder`` (protocol and API). At the end, the
+relevance order of ``concept.papers`` worked out by hand on a second fixture.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import pytest
 
 from kg.core.ids import fold
 from kg.core.models import Node, PaperRecord, Relationship
-from kg.stores.protocol import PaperOrder, PaperQuery, ReadStore, link_relevance
+from kg.read.service import ReadService
+from kg.stores.protocol import Page, PaperOrder, PaperQuery, ReadStore, link_relevance
 
 X = Node(id="concept:x", label="Concept", properties={"name": "x", "source": "vocabulary"})
 Y = Node(id="concept:y", label="Concept", properties={"name": "y", "source": "vocabulary"})  # below x
@@ -176,6 +178,20 @@ def test_every_order_lists_what_the_reference_lists(store: ReadStore, shape: str
             assert ids(store, q, offset, limit) == want[offset : offset + limit], (shape, order, offset)
 
 
+def test_the_services_concept_query_is_ordered_as_asked(store: ReadStore) -> None:
+    """What ``concept.papers`` asks the store: the closure, papers about it only, in the order
+    given (newest when none is), and a condition nothing meets lists nothing in any order."""
+    store.upsert([record(f) for f in PAPERS])
+    service = ReadService(store)
+    for order in ORDERS:
+        query = service.concept_query(X.id, order=order or "NEWEST")
+        assert set(query.concepts or ()) == {X.id, Y.id} and query.about_only
+        assert ids(store, query) == reference(query), order
+        nobody = replace(query, author="author:nobody")
+        assert store.papers(nobody, 0, 20) == store.papers(nobody, 0, 0) == Page(ids=[], total=0)
+    assert service.concept_query(X.id).sort == "NEWEST"
+
+
 def test_the_reference_lets_every_term_decide() -> None:
     """The fixture is worth running: in these lists each tie-break of the order decides."""
     newest = reference(PaperQuery())
@@ -191,3 +207,75 @@ def test_the_reference_lets_every_term_decide() -> None:
     assert reference(PaperQuery(text=WORD, order="NEWEST")) == ["p04", "p10", "p01", "p12", "p08", "p05"]
     oldest = reference(PaperQuery(order="OLDEST"))
     assert oldest[:3] == ["p06", "p08", "p09"] and oldest[-2:] == ["p05", "p07"]  # no year still last
+
+
+# -- hand-derived orders of concept.papers by relevance (moved from test_relevance.py) -----------
+# Each part of the rule decides something here (see the expected orders' comments); the
+# reference above is checked against the same arithmetic by these literal lists.
+def _hand_paper(key: str, year: int | None, links: list[tuple[str, Node, dict[str, Any]]]) -> PaperRecord:
+    props: dict[str, Any] = {"title": f"Paper {key}", "abstract": f"Abstract {key}."}
+    if year is not None:
+        props["year"] = year
+    pid = f"paper:{key}"
+    rels = [Relationship(type="BROADER", start=Y.id, end=X.id)]
+    for t, c, p in links:
+        rels.append(Relationship.model_validate({"type": t, "start": pid, "end": c.id, "properties": p}))
+    return PaperRecord(paper=Node(id=pid, label="Paper", properties=props), nodes=[X, Y], relationships=rels)
+
+
+HAND_RECORDS = [
+    _hand_paper("a", 2020, [("MENTIONS", X, m(True, 0.4, 1.0))]),
+    _hand_paper("b", 2024, [("MENTIONS", X, m(False, 0.15, 4.0))]),  # newest, in passing
+    _hand_paper("c", 2023, [("MENTIONS", Y, m(True, 0.9, 2.0)), ("MENTIONS", X, m(False, 0.1, 0.5))]),
+    _hand_paper("d", 2022, [("INTRODUCES", X, {"score": 5.0}), ("MENTIONS", X, m(True, 0.3, 5.0))]),
+    _hand_paper("e", 2021, [("MENTIONS", X, m(True, 0.4, 3.0))]),  # a's salience, a better score
+    _hand_paper("f", None, [("MENTIONS", X, m(True, 0.4, 1.0))]),  # a's link exactly, no year
+    _hand_paper("g", 2019, [("MENTIONS", X, m(True, 0.4, 150.0))]),  # a score beyond 99 counts as 99
+]
+# by relevance: d introduces x (3.0005), c is about y below x (2.9002), then the salience-0.4
+# papers by score (g 2.4099, e 2.4003, then a and f tied at 2.4001: newest first, no year last)
+HAND_RELEVANT = ["d", "c", "g", "e", "a", "f"]
+HAND_NEWEST = ["c", "d", "e", "a", "g", "f"]
+
+
+@pytest.fixture
+def hand_service(store: ReadStore) -> ReadService:
+    store.upsert(HAND_RECORDS)
+    return ReadService(store)
+
+
+def _hand_ids(service: ReadService, query: PaperQuery, offset: int = 0, limit: int = 20) -> list[str]:
+    return [i.split(":")[1] for i in service.papers(query, offset, limit).ids]
+
+
+def test_papers_of_a_concept_by_relevance_then_newest(hand_service: ReadService) -> None:
+    relevant = hand_service.concept_query(X.id, order="RELEVANCE")
+    assert _hand_ids(hand_service, relevant) == HAND_RELEVANT
+    assert _hand_ids(hand_service, hand_service.concept_query(X.id, order="NEWEST")) == HAND_NEWEST
+    assert (
+        _hand_ids(hand_service, hand_service.concept_query(X.id)) == HAND_NEWEST
+    )  # the store's default order
+    mentions = hand_service.concept_query(X.id, about_only=False, order="RELEVANCE")
+    # c's best link is still y's; b only mentions x in passing (0.15)
+    assert _hand_ids(hand_service, mentions) == [*HAND_RELEVANT, "b"]
+    direct = hand_service.concept_query(X.id, include_narrower=False, about_only=False, order="RELEVANCE")
+    # without y, c's link to x is a passing one with salience 0.1, below b's 0.15
+    assert _hand_ids(hand_service, direct) == ["d", "g", "e", "a", "f", "b", "c"]
+    assert hand_service.papers(relevant, 0, 2).total == len(HAND_RELEVANT)
+
+
+@pytest.mark.parametrize(("offset", "limit"), [(0, 1), (1, 2), (2, 3), (4, 10), (6, 5), (9, 1)])
+def test_pages_by_relevance_are_windows_of_the_whole_order(
+    hand_service: ReadService, offset: int, limit: int
+) -> None:
+    query = hand_service.concept_query(X.id, about_only=False, order="RELEVANCE")
+    whole = _hand_ids(hand_service, query)
+    assert _hand_ids(hand_service, query, offset, limit) == whole[offset : offset + limit]
+
+
+def test_relevance_with_other_conditions_and_without_concepts(hand_service: ReadService) -> None:
+    both = PaperQuery(concepts=hand_service.closure(X.id), year=2021, order="RELEVANCE")
+    assert _hand_ids(hand_service, both) == ["e"]
+    with_author = PaperQuery(concepts=(X.id,), author="author:nobody", order="RELEVANCE")
+    assert _hand_ids(hand_service, with_author) == []
+    assert _hand_ids(hand_service, PaperQuery(order="RELEVANCE")) == ["b", *HAND_NEWEST]  # no concept: newest
