@@ -66,9 +66,8 @@ SAFE_SHORTENINGS = frozenset(
     Llama2|Llama3|DALL·E|CIFAR100|FashionMNIST|TinyImageNet|Kinetics400|WikiText103|UNet|
     Frank–Wolfe|Metropolis–Hastings|MetaWorld|MTBench|NaturalQuestions|CommonCrawl|tSNE|
     Polyak–Łojasiewicz|follow the leader|follow-the-leader|descent-ascent|last-iterate|
-    infinite width|deferral|learning-augmented|best-of-N|best of N|sharpness-aware|StableDiffusion""".split(
-        "|"
-    )
+    infinite width|deferral|learning-augmented|best-of-N|best of N|sharpness-aware|StableDiffusion|
+    bimanual|cross-embodiment|score distillation""".split("|")
 )
 # Tokens dropped before matching, so "multi-armed" equals "multi armed" (kept for v1 callers).
 SKIP_TOKENS = HYPHENS | {"—"}
