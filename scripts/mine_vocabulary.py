@@ -395,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
         entries = [e for e in entries if max(e["domains"], key=e["domains"].get) == args.domain]
     if args.embed and entries:
         add_similar(entries, vocab)
-    print(f"{len(papers)} papers with keywords; {len(entries)} candidate entries", file=sys.stderr)
+    distinct = len({p.pid for p in papers})
+    print(f"{distinct} papers with keywords; {len(entries)} candidate entries", file=sys.stderr)
     for entry in entries:
         print(json.dumps(entry, ensure_ascii=False))
     return 0
