@@ -58,6 +58,14 @@ def match_vocabulary(doc: Doc, vocab: Vocabulary) -> dict[str, Mention]:
         matched = 0
         for length in range(min(vocab.max_len, n - i), 0, -1):
             cid = vocab.index.get(tuple(k for k, _, _ in keys[i : i + length]))
+            k0, start, end = keys[i]
+            if (
+                cid is not None
+                and length == 1
+                and k0 in vocab.cased
+                and doc.text[start:end] not in vocab.cased[k0]
+            ):
+                cid = None  # a common word, not the mixed-case name it folds to ("rope", "RoPE")
             if cid is not None:
                 m = found.get(cid)
                 if m is None:

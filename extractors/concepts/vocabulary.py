@@ -9,7 +9,7 @@ a mention of "supervised learning", "non-convex optimization" not one of "convex
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import Any
 from spacy.tokenizer import Tokenizer
 
 from extractors.concepts import key_cache
+from extractors.concepts.specificity import load_general_english
 from extractors.concepts.tokens import HYPHENS, Lexicon, TokenStream, positions, stream_from_doc
 from kg.core.collector import collector_paused
 from kg.core.errors import ExtractionError
@@ -66,9 +67,8 @@ SAFE_SHORTENINGS = frozenset(
     Llama2|Llama3|DALL·E|CIFAR100|FashionMNIST|TinyImageNet|Kinetics400|WikiText103|UNet|
     Frank–Wolfe|Metropolis–Hastings|MetaWorld|MTBench|NaturalQuestions|CommonCrawl|tSNE|
     Polyak–Łojasiewicz|follow the leader|follow-the-leader|descent-ascent|last-iterate|
-    infinite width|deferral|learning-augmented|best-of-N|best of N|sharpness-aware|StableDiffusion""".split(
-        "|"
-    )
+    infinite width|deferral|learning-augmented|best-of-N|best of N|sharpness-aware|StableDiffusion|
+    bimanual|cross-embodiment|score distillation""".split("|")
 )
 # Tokens dropped before matching, so "multi-armed" equals "multi armed" (kept for v1 callers).
 SKIP_TOKENS = HYPHENS | {"—"}
@@ -130,6 +130,8 @@ class Vocabulary:
     graph_cache: dict[str, tuple[Node, list[Relationship]]] = field(default_factory=dict, repr=False)
     ancestor_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
     narrower_counts: dict[str, int] = field(default_factory=dict, repr=False)
+    # One-token key -> the only spellings that match it (see :func:`cased_spellings`).
+    cased: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def from_entries(
@@ -137,11 +139,14 @@ class Vocabulary:
         entries: Iterable[dict[str, Any]],
         tokenizer: Tokenizer,
         known_keys: Mapping[str, tuple[str, ...]] | None = None,
+        common_words: Collection[str] | None = None,
     ) -> Vocabulary:
         """Build from raw entries; raises :class:`ExtractionError` on an inconsistent file.
 
         ``known_keys`` are precomputed :func:`phrase_key` results by surface
         (:mod:`extractors.concepts.key_cache`); a surface missing from them is tokenised.
+        ``common_words`` (word keys; default: general English, ``specificity.load_general_english``)
+        make mixed-case names that spell a common word case-sensitive (:func:`cased_spellings`).
         """
         concepts: dict[str, VocabConcept] = {}
         raw = list(entries)
@@ -204,6 +209,15 @@ class Vocabulary:
             by_first.setdefault(key[0], set()).add(len(key))
         vocab.lengths = {k: tuple(sorted(v, reverse=True)) for k, v in by_first.items()}
         vocab.prefixes = frozenset((k[0], k[1]) for k in vocab.index if len(k) > 1)
+        common = load_general_english().keys() if common_words is None else common_words
+        if common:
+            spellings: dict[str, set[str]] = {}
+            for c in concepts.values():
+                for surface in (c.name, *c.aliases):
+                    key = key_of(surface)
+                    if len(key) == 1 and vocab.index.get(key) == c.id:
+                        spellings.setdefault(key[0], set()).add(surface)
+            vocab.cased = cased_spellings(spellings, common)
         return vocab
 
     def ancestors(self, cid: str) -> list[str]:
@@ -235,6 +249,39 @@ class Vocabulary:
         """The concept a name or alias denotes, if any."""
         cid = self.index.get(phrase_key(tokenizer, text))
         return self.concepts[cid] if cid else None
+
+
+def is_mixed_case(surface: str) -> bool:
+    """A word spelt with capitals inside it and lower-case letters: ``RoPE``, ``PaLM``, ``GloVe``.
+
+    >>> [is_mixed_case(s) for s in ["RoPE", "GloVe", "Rope", "ROPE", "rope", "Qwen2"]]
+    [True, True, False, False, False, False]
+    """
+    return surface.isalpha() and any(c.isupper() for c in surface[1:]) and any(c.islower() for c in surface)
+
+
+def cased_spellings(
+    spellings: Mapping[str, set[str]], common_words: Collection[str]
+) -> dict[str, frozenset[str]]:
+    """The one-token keys that match only their own spellings (and those plus "s").
+
+    Why: keys fold case, so "RoPE" (rotary position embedding) and the robot's "rope", "PaLM"
+    and a hand's "palm", "GloVe" and a tactile "glove" shared a key and a rope-manipulation
+    paper was filed under positional encodings. A key is case-sensitive when every vocabulary
+    spelling of it is mixed-case and the folded word is common English; "LoRA" ("Lora" is no
+    English word) and "Llama" (also spelt "Llama") stay case-blind.
+
+    >>> sorted(cased_spellings({"rope": {"RoPE"}, "lora": {"LoRA"}, "llama": {"LLaMA", "Llama"}},
+    ...                        {"rope", "llama"}))
+    ['rope']
+    >>> sorted(cased_spellings({"rope": {"RoPE"}}, {"rope"})["rope"])
+    ['RoPE', 'RoPEs']
+    """
+    return {
+        key: frozenset(found | {s + "s" for s in found})
+        for key, found in spellings.items()
+        if key in common_words and all(is_mixed_case(s) for s in found)
+    }
 
 
 # Words of a concept name that say nothing about which concept an acronym stands for.
@@ -285,6 +332,7 @@ def match_stream(
     index = vocab.index
     lengths = vocab.lengths
     prefixes = vocab.prefixes
+    cased = vocab.cased
     out: list[tuple[int, int, str]] = []
     n = len(keys)
     free = 0  # first position not covered by an earlier match
@@ -300,11 +348,13 @@ def match_stream(
                 cid = index.get(tuple(keys[i : i + length]))
             else:
                 cid = index.get((k0,))
+                if cid is not None and k0 in cased and text[i] not in cased[k0]:
+                    cid = None  # "rope", not "RoPE"
             if cid is not None:
                 out.append((i, i + length, cid))
                 free = i + length
                 if length > 1 and nested is not None:
-                    _nested(keys, glued, text, index, i, i + length, cid, nested)
+                    _nested(keys, glued, text, index, i, i + length, cid, nested, cased)
                 break
     return out
 
@@ -318,6 +368,7 @@ def _nested(
     end: int,
     outer: str,
     out: list[tuple[int, int, str]],
+    cased: Mapping[str, frozenset[str]],
 ) -> None:
     """Curated concepts inside a longer match ("reinforcement learning" in "deep reinforcement
     learning"): the paper mentions them too."""
@@ -328,6 +379,8 @@ def _nested(
             if b < end and glued[b]:
                 continue  # would cut a hyphenated word
             cid = index.get(tuple(keys[a:b]))
+            if cid is not None and b == a + 1 and keys[a] in cased and text[a] not in cased[keys[a]]:
+                continue
             if cid is not None and cid != outer:
                 out.append((a, b, cid))
 

@@ -24,6 +24,9 @@ Definitions (the code below is the definition; the README quotes it):
 * **lexical support** (of a query concept): the share of the papers linked to it (``about``
   MENTIONS of it or of a narrower concept) whose title or abstract contains the concept's
   name or one of its aliases (stemmed, contiguous; :func:`kg.eval.evaluation.is_present`).
+  Predicted links (``predicted: true``, the PREDICTED source) are not counted: they are
+  assigned because the text does *not* name the concept, so they have no text to support
+  them and would only lower the figure for a reason it does not measure.
 """
 
 from __future__ import annotations
@@ -248,6 +251,7 @@ def lexical_support(
             if not any(
                 rel.type == "MENTIONS"
                 and rel.end in targets
+                and rel.properties.get("predicted") is not True
                 and (rel.properties.get("about") or not about_only)
                 for rel in r.relationships
             ):
