@@ -168,14 +168,15 @@ def load_eval_papers(path: Path, limit: int | None = None) -> list[EvalPaper]:
     for where, record in _records(path):
         if not isinstance(record, dict):
             raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
-        paper_id = record.get("id")
-        if not isinstance(paper_id, str) or not paper_id:
-            raise ValueError(f"{where}: missing or non-string 'id'")
         title = _field(record, "title", where).strip()
         abstract = _field(record, "abstract", where).strip()
         keywords = _keywords(record, where)
-        if abstract and keywords:
-            papers.append(EvalPaper(paper_id, title, abstract, keywords))
+        if not (abstract and keywords):
+            continue  # not a test case; its id does not matter (paperlists' CVPR files have none)
+        paper_id = record.get("id")
+        if not isinstance(paper_id, str) or not paper_id:
+            raise ValueError(f"{where}: missing or non-string 'id'")
+        papers.append(EvalPaper(paper_id, title, abstract, keywords))
     papers.sort(key=lambda paper: paper.id)
     return papers if limit is None else papers[:limit]
 

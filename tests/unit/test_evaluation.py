@@ -236,6 +236,7 @@ def test_loader_filters_sorts_strips_and_limits(tmp_path: Path) -> None:
             _record("no-abstract", abstract="   "),
             _record("a"),
             json.dumps({"id": "null-fields", "title": None, "abstract": None, "keywords": None}),
+            json.dumps({"title": "no id and no keywords, as in paperlists' CVPR files", "abstract": "x"}),
         ],
     )
     papers = load_eval_papers(path)
