@@ -21,6 +21,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -84,6 +85,19 @@ def json_depth(text: str) -> int:
     return deepest
 
 
+def nested_deeper_than(text: str, limit: int) -> bool:
+    """Whether JSON ``text`` nests deeper than ``limit``; a text with no more opening brackets
+    than that cannot, and is not scanned (C-speed counts instead of a Python loop per character:
+    a request body has a handful of brackets).
+
+    >>> nested_deeper_than('{"a": [[1]]}', 2), nested_deeper_than('{"a": "[[[[["}', 2)
+    (True, False)
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    return json_depth(text) > limit
+
+
 def decode_body(body: bytes) -> dict[str, Any]:
     """The request object of a JSON POST body, or :class:`Refused` saying what is wrong."""
     if len(body) > MAX_BODY_BYTES:
@@ -92,7 +106,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
         text = body.decode("utf-8")
     except UnicodeDecodeError as e:
         raise Refused(f"request body is not UTF-8 (byte {e.start})") from e
-    if json_depth(text) > MAX_JSON_DEPTH:
+    if nested_deeper_than(text, MAX_JSON_DEPTH):
         raise Refused(f"request JSON nested deeper than {MAX_JSON_DEPTH} levels")
     try:
         data = json.loads(text)
@@ -143,19 +157,52 @@ def check_document(query: str, operation_name: str | None) -> None:
 
     A document that does not lex or parse passes: strawberry reports the syntax error with its
     location (and parses with the same token limit, :func:`api.schema.build_schema`).
+
+    The verdict depends only on the text and the operation name, so it is remembered
+    (:func:`document_verdict`): clients send the same few documents with other variables, and
+    lexing and parsing each again here cost as much as strawberry's own (cached) parse saved.
     """
+    verdict = document_verdict(query, operation_name)
+    if verdict is not None:
+        raise Refused(*verdict)
+
+
+# Documents whose verdict is remembered, and the longest one remembered (a longer one is checked
+# every time, so hostile texts cannot fill memory: 512 x 64 KB at most).
+VERDICT_CACHE_SIZE = 512
+MAX_REMEMBERED_CHARS = 64 * 1024
+
+
+def document_verdict(query: str, operation_name: str | None) -> tuple[str, str] | None:
+    """``(message, code)`` of the refusal :func:`check_document` gives ``query``, or ``None``;
+    remembered for the last :data:`VERDICT_CACHE_SIZE` documents of at most
+    :data:`MAX_REMEMBERED_CHARS` characters.
+
+    >>> document_verdict("{ a b }", None) is None
+    True
+    >>> document_verdict("query A { a } query B { b }", None)[1]
+    'BAD_REQUEST'
+    """
+    if len(query) > MAX_REMEMBERED_CHARS:
+        return _verdict(query, operation_name)
+    return remembered_verdict(query, operation_name)
+
+
+def _verdict(query: str, operation_name: str | None) -> tuple[str, str] | None:
     tokens = count_tokens(query)
     if tokens is None:
-        return
+        return None
     if tokens > MAX_TOKENS:
-        raise Refused(f"document has more than {MAX_TOKENS} tokens", "QUERY_TOO_COMPLEX")
+        return (f"document has more than {MAX_TOKENS} tokens", "QUERY_TOO_COMPLEX")
     try:
         document = parse(query, max_tokens=MAX_TOKENS)
     except GraphQLError:
-        return
+        return None
     refusal = document_refusal(document, operation_name)
-    if refusal is not None:
-        raise refusal
+    return None if refusal is None else (str(refusal), refusal.code)
+
+
+remembered_verdict = lru_cache(maxsize=VERDICT_CACHE_SIZE)(_verdict)
 
 
 def document_refusal(document: DocumentNode, operation_name: str | None) -> Refused | None:
@@ -352,7 +399,7 @@ def check_get(query_string: bytes) -> None:
     """Check the document and variables a GET carries in its query string."""
     params = query_parameters(query_string)
     variables = params.get("variables")
-    if variables and json_depth(variables) > MAX_JSON_DEPTH:
+    if variables and nested_deeper_than(variables, MAX_JSON_DEPTH):
         raise Refused(f"`variables` nested deeper than {MAX_JSON_DEPTH} levels")
     query = params.get("query")
     if query is not None:

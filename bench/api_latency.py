@@ -26,6 +26,14 @@ Usage::
 4. Prints p50/p95/p99 per query and backend with the load average, and writes
    ``bench/out/api_latency.json``.
 
+Every figure is also printed as a ratio to the same figure of a ``{ __typename }`` request
+(:data:`REFERENCE`: HTTP, the gate, strawberry and encoding, no store) measured in the same run
+with the same clients, so figures from machines of other speeds, or from this one under another
+load, can be compared: the ratio moves much less than the milliseconds do.
+
+``--store DIR`` measures an existing store (e.g. the 100k one ``bench/embedded_scale.py`` built)
+instead of ``bench/out/latency``; ``--queries`` picks some of the queries.
+
 Latency is measured at the client: HTTP + JSON + GraphQL + store, on one machine.
 """
 
@@ -63,6 +71,10 @@ MEMORY_DIR = OUT_DIR / "latency"
 TARGET_P95_MS = 50.0
 BATCH = 500  # papers per pipeline batch and per store write, as ``kg ingest`` defaults to
 WARMUP = 8  # parameters per query used only to warm the server up (never measured)
+
+# The reference request every figure is divided by (see the module docstring).
+REFERENCE = "reference_typename"
+REFERENCE_QUERY = "{ __typename }"
 
 QUERIES: dict[str, str] = {
     "concept_papers_authors": """query($concept: String!) { concept(name: $concept) { name
@@ -172,19 +184,21 @@ def load_records(store: GraphStore, records: list[PaperRecord]) -> None:
     print(f"  stored in {time.perf_counter() - t0:.0f} s: {store.counts().nodes}")
 
 
-def memory_store(data_dir: Path, papers: int, rebuild: bool, records: Path | None = None) -> SQLiteStore:
+def memory_store(
+    data_dir: Path, papers: int, rebuild: bool, records: Path | None = None, store_dir: Path = MEMORY_DIR
+) -> SQLiteStore:
     """The benchmark's embedded store, built when missing or with ``rebuild``. A store holding
     another number of papers is refused, not replaced: it may be a 100k store that took minutes
     to build (or a link to a user's store), and a run with another ``--papers`` wiped one."""
-    store = SQLiteStore(MEMORY_DIR)
+    store = SQLiteStore(store_dir)
     held = store.counts().nodes.get("Paper", 0)
     if held and held != papers and not rebuild:
         raise SystemExit(
-            f"{MEMORY_DIR} holds {held} papers, not {papers}: pass --papers {held} to measure it, "
+            f"{store_dir} holds {held} papers, not {papers}: pass --papers {held} to measure it, "
             "or --rebuild to replace it"
         )
     if rebuild or held != papers:
-        print(f"building the embedded {papers}-paper graph under {MEMORY_DIR} ...")
+        print(f"building the embedded {papers}-paper graph under {store_dir} ...")
         store.clear()
         load_records(store, corpus_records(data_dir, papers, records))
     return store
@@ -233,13 +247,20 @@ class ServerProcess:
     tree is idle, so that no measurement overlaps a worker still warming up.
     """
 
-    def __init__(self, backend: str, env: dict[str, str], response_cache: bool, workers: int = 1) -> None:
+    def __init__(
+        self,
+        backend: str,
+        env: dict[str, str],
+        response_cache: bool,
+        workers: int = 1,
+        store_dir: Path = MEMORY_DIR,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {
             **env,
             "KG_BACKEND": backend,
-            "KG_DATA_DIR": str(MEMORY_DIR),
+            "KG_DATA_DIR": str(store_dir),
             "KG_RESPONSE_CACHE_SIZE": "1024" if response_cache else "0",
         }
         cmd = [sys.executable, __file__, "--serve", "--port", str(self.port), "--workers", str(workers)]
@@ -528,6 +549,11 @@ def run_query(
     return result
 
 
+def ratio(value: float, reference: float) -> float:
+    """``value`` in units of ``reference`` (0 when the reference is 0)."""
+    return round(value / reference, 2) if reference > 0 else 0.0
+
+
 def bench_backend(
     backend: str,
     env: dict[str, str],
@@ -536,22 +562,34 @@ def bench_backend(
     concurrency: int,
     response_cache: bool,
     workers: int,
+    queries: dict[str, str] = QUERIES,
+    store_dir: Path = MEMORY_DIR,
 ) -> dict[str, Any]:
-    server = ServerProcess(backend, env, response_cache, workers)
+    """p50/p95/p99 of every query, each also as a multiple of the same percentile of
+    :data:`REFERENCE_QUERY` under the same clients, measured first on the same server."""
+    server = ServerProcess(backend, env, response_cache, workers, store_dir)
     label = f"{backend}, response cache {'on' if response_cache else 'off'}, {workers} worker(s)"
     try:
         t0 = time.perf_counter()
         server.wait()
         print(f"\n[{label}] server healthy after {time.perf_counter() - t0:.1f} s")
         out: dict[str, Any] = {}
-        for name, query in QUERIES.items():
-            measured = params.measured[name]
-            result = run_query(server.url, query, measured, params.warmup[name], requests, concurrency)
+        reference: dict[str, Any] = {}
+        plan = {REFERENCE: REFERENCE_QUERY, **queries}
+        for name, query in plan.items():
+            measured = params.measured[name] if name != REFERENCE else [{}]
+            warmup = params.warmup[name] if name != REFERENCE else [{}] * WARMUP
+            result = run_query(server.url, query, measured, warmup, requests, concurrency)
             summary = result.summary()
             summary["distinct_parameters"] = len({json.dumps(p) for p in measured[: len(result.ms)]})
+            if name == REFERENCE:
+                reference = summary
+            for q in ("p50", "p95", "p99"):
+                summary[f"{q}_x_reference"] = ratio(summary[f"{q}_ms"], reference[f"{q}_ms"])
             out[name] = summary
             print(
-                f"  {name:<24} p50 {summary['p50_ms']:7.2f} ms  p95 {summary['p95_ms']:7.2f} ms  "
+                f"  {name:<24} p50 {summary['p50_ms']:7.2f} ms ({summary['p50_x_reference']:5.1f}x)  "
+                f"p95 {summary['p95_ms']:7.2f} ms ({summary['p95_x_reference']:5.1f}x)  "
                 f"p99 {summary['p99_ms']:7.2f} ms  {summary['req_per_s']:7.1f} req/s  "
                 f"errors {summary['errors']}  (cold max {summary['cold_max_ms']:.0f} ms; "
                 f"load {summary['load_before']:.2f} -> {summary['load_after']:.2f})"
@@ -564,24 +602,30 @@ def bench_backend(
 
 
 def cpu_per_request(
-    backend: str, env: dict[str, str], params: Parameters, requests: int, workers: int
+    backend: str,
+    env: dict[str, str],
+    params: Parameters,
+    requests: int,
+    workers: int,
+    queries: dict[str, str] = QUERIES,
+    store_dir: Path = MEMORY_DIR,
 ) -> dict[str, Any]:
     """Server CPU time per request, one client, no concurrency, response cache off.
 
     The figure a latency under load is made of (8 clients on 2 cores queue on it), and one the
     machine's load barely moves, unlike wall-clock latencies. Every request has its own
-    parameter, as in the latency runs; the warm-up parameters go first.
+    parameter, as in the latency runs; the warm-up parameters go first. The reference
+    (:data:`REFERENCE_QUERY`) is measured before and after the queries, and each query's CPU is
+    printed as a multiple of their mean.
     """
-    server = ServerProcess(backend, env, response_cache=False, workers=workers)
+    server = ServerProcess(backend, env, response_cache=False, workers=workers, store_dir=store_dir)
     out: dict[str, Any] = {}
     try:
         server.wait()
         print(f"\n[{backend}, response cache off] server CPU per request, 1 client")
         with Client(server.url, timeout=120) as c:
-            for name, query in QUERIES.items():
-                for p in params.warmup[name]:
-                    timed_request(c, query, p)
-                measured = params.measured[name][:requests]
+
+            def measure(query: str, measured: list[dict[str, Any]]) -> tuple[float, list[float], int]:
                 errors = 0
                 wall: list[float] = []
                 before = process_tree_cpu_seconds(server.proc.pid)
@@ -590,15 +634,41 @@ def cpu_per_request(
                     wall.append(ms)
                     errors += error is not None
                 cpu_ms = (process_tree_cpu_seconds(server.proc.pid) - before) * 1000 / len(measured)
+                return cpu_ms, wall, errors
+
+            for _ in range(WARMUP):
+                timed_request(c, REFERENCE_QUERY, {})
+            ref_before, _, _ = measure(REFERENCE_QUERY, [{}] * requests)
+            for name, query in queries.items():
+                for p in params.warmup[name]:
+                    timed_request(c, query, p)
+                cpu_ms, wall, errors = measure(query, params.measured[name][:requests])
                 out[name] = {
-                    "requests": len(measured),
+                    "requests": len(wall),
                     "errors": errors,
                     "server_cpu_ms_per_request": round(cpu_ms, 2),
                     "wall_p50_ms": round(statistics.median(wall), 2),
                 }
+            ref_after, ref_wall, _ = measure(REFERENCE_QUERY, [{}] * requests)
+            ref = (ref_before + ref_after) / 2
+            out[REFERENCE] = {
+                "requests": 2 * requests,
+                "errors": 0,
+                "server_cpu_ms_per_request": round(ref, 3),
+                "before_and_after_ms": [round(ref_before, 3), round(ref_after, 3)],
+                "wall_p50_ms": round(statistics.median(ref_wall), 2),
+            }
+            print(
+                f"  {REFERENCE:<24} {ref:6.2f} ms CPU/request (before {ref_before:.2f}, after "
+                f"{ref_after:.2f})"
+            )
+            for name in queries:
+                figures = out[name]
+                figures["cpu_x_reference"] = ratio(figures["server_cpu_ms_per_request"], ref)
                 print(
-                    f"  {name:<24} {cpu_ms:6.2f} ms CPU/request  "
-                    f"(wall p50 {statistics.median(wall):6.2f} ms, errors {errors})"
+                    f"  {name:<24} {figures['server_cpu_ms_per_request']:6.2f} ms CPU/request "
+                    f"({figures['cpu_x_reference']:5.1f}x the reference; wall p50 "
+                    f"{figures['wall_p50_ms']:6.2f} ms, errors {figures['errors']})"
                 )
     finally:
         server.stop()
@@ -653,13 +723,23 @@ def main() -> int:
         help="only measure server CPU time per request (1 client, response cache off)",
     )
     parser.add_argument("--workers", type=int, default=1, help="server worker processes (kg serve --workers)")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=MEMORY_DIR,
+        help="the embedded store to measure (default bench/out/latency; built there when missing)",
+    )
+    parser.add_argument(
+        "--queries", nargs="+", choices=list(QUERIES), default=list(QUERIES), help="queries to measure"
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         return serve(args.port, args.workers)
 
-    store = memory_store(args.data_dir, args.papers, args.rebuild, args.records)
+    store = memory_store(args.data_dir, args.papers, args.rebuild, args.records, args.store)
+    queries = {name: QUERIES[name] for name in args.queries}
     counts = store.counts()
     print(f"graph: {counts.nodes}\n       {counts.relationships}")
     pool = args.pool or args.requests
@@ -680,7 +760,12 @@ def main() -> int:
             print("KG_TEST_NEO4J_URI is not set: skipping the Neo4j backend")
 
     if args.cpu:
-        cpu = {b: cpu_per_request(b, env, params, args.requests, args.workers) for b in backends}
+        print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        cpu = {
+            b: cpu_per_request(b, env, params, args.requests, args.workers, queries, args.store)
+            for b in backends
+        }
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         OUT_DIR.mkdir(parents=True, exist_ok=True)
         (OUT_DIR / "api_cpu.json").write_text(json.dumps(cpu, indent=2) + "\n", encoding="utf-8")
         print(f"\nwrote {OUT_DIR / 'api_cpu.json'}")
@@ -706,15 +791,23 @@ def main() -> int:
         for mode in args.cache_modes:
             key = f"{backend}, response cache {mode}, {args.workers} worker(s)"
             report["backends"][key] = bench_backend(
-                backend, env, params, args.requests, args.concurrency, mode == "on", args.workers
+                backend,
+                env,
+                params,
+                args.requests,
+                args.concurrency,
+                mode == "on",
+                args.workers,
+                queries,
+                args.store,
             )
     report["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     (OUT_DIR / "api_latency.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"\nwrote {OUT_DIR / 'api_latency.json'}")
-    for key, queries in report["backends"].items():
-        worst = max(q["p95_ms"] for q in queries.values())
+    for key, measured in report["backends"].items():
+        worst = max(q["p95_ms"] for name, q in measured.items() if name != REFERENCE)
         verdict = "meets" if worst < TARGET_P95_MS else "misses"
         print(f"{key}: worst p95 {worst:.1f} ms ({verdict} the {TARGET_P95_MS:.0f} ms memory target)")
     return 0

@@ -11,6 +11,8 @@ the whole corpus is then ingested by one ``kg ingest`` command, timed.
 Measures, each as a separate ``kg`` process (wall time and peak RSS of that process):
 ``kg ingest`` of the corpus, ``kg ingest`` of 10 new papers, ``kg stats``, ``kg query`` (one
 concept, 20 papers with authors and venue), and ``kg serve`` until the first query is answered.
+The ingest's CPU (its own and its extraction workers') is also printed as a multiple of the spaCy
+tokenizer's CPU on the same texts, timed in the same run: a figure that compares across machines.
 
     python bench/embedded_scale.py ../shared/data --work bench/out/scale [--repeat 3]
 """
@@ -83,6 +85,44 @@ def distinct_papers(sources: list[Path]) -> int:
     return len(ids)
 
 
+def corpus_texts(sources: list[Path]) -> list[str]:
+    """``title. abstract`` of each distinct paper the readers give for ``sources``: the texts the
+    tokenizer reference is timed on."""
+    from kg.core.ids import paper_id
+    from kg.readers import iter_input_files, read_file
+
+    texts: dict[str, str] = {}
+    for item in iter_input_files(sources):
+        if isinstance(item, Path):
+            for p in read_file(item).papers:
+                try:
+                    texts.setdefault(paper_id(p.abstract, p.title), f"{p.title or ''}. {p.abstract or ''}")
+                except ValueError:
+                    continue
+    return list(texts.values())
+
+
+def tokenizer_cpu_seconds(texts: list[str]) -> float:
+    """CPU seconds of spaCy's tokenizer (as ``kg.ingest.nlp.load_nlp`` loads it) over ``texts``: the
+    reference the ingest's CPU is divided by, so that figures from machines of other speeds (or
+    of this one under another load) compare."""
+    from spacy.tokenizer import Tokenizer
+
+    from kg.ingest.nlp import load_nlp
+
+    tokenizer: Tokenizer = load_nlp().tokenizer  # spaCy types it as any Callable[[str], Doc]
+    cpu0 = time.process_time()
+    for _ in tokenizer.pipe(texts, batch_size=256):
+        pass
+    return time.process_time() - cpu0
+
+
+def children_cpu_seconds() -> float:
+    """User + system CPU of every waited-for child process so far (an ingest and its workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(args: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """Wall seconds, peak RSS (MB) and stdout of one ``kg`` process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -143,9 +183,16 @@ def main() -> None:
     topup = write_topup(data / "paperlists", TARGET - distinct, a.work / "topup.jsonl")
     print(f"corpus: {distinct} distinct real papers + {TARGET - distinct} recombined = {TARGET}")
     jobs = ["--jobs", str(a.jobs)] if a.jobs else []
+    cpu0 = children_cpu_seconds()
     wall, rss, out = run(["ingest", "--no-progress", *jobs, *map(str, sources), str(topup)], env)
+    cpu = children_cpu_seconds() - cpu0
     added = int(re.search(r"(\d+) added", out).group(1))  # type: ignore[union-attr]
     print(f"kg ingest of the corpus: {added} papers in {wall:.1f} s ({added / wall:.0f} papers/s)")
+    tokenizer = tokenizer_cpu_seconds(corpus_texts([*sources, topup]))
+    print(
+        f"  CPU {cpu:.0f} s (ingest and its workers) = {cpu / tokenizer:.1f}x the spaCy tokenizer's "
+        f"{tokenizer:.1f} s on the same texts ({1000 * cpu / added:.2f} ms per paper)"
+    )
     print(f"  peak RSS {rss:.0f} MB (largest process: the ingest or one extraction worker)")
     extra = a.work / "ten.jsonl"
     figures: dict[str, list[float]] = {"+10 papers": [], "kg stats": [], "kg query": [], "kg serve ready": []}

@@ -192,6 +192,26 @@ def _label(spec: str) -> str:
     return path.name + (f"@{size}" if size else "")
 
 
+def tokenizer_cpu_seconds(records: Path, start: int, count: int) -> float:
+    """CPU seconds of spaCy's tokenizer (``kg.ingest.nlp.load_nlp``, as the pipeline loads it) over the
+    title and abstract of the records a run upserts: the reference each run's writer CPU is
+    divided by (measured in the same round), so figures from machines of other speeds compare."""
+    from spacy.tokenizer import Tokenizer
+
+    from kg.core.models import PaperRecord
+    from kg.ingest.nlp import load_nlp
+
+    texts = []
+    for line in _read_lines(records, start, count):
+        props = PaperRecord.model_validate_json(line).paper.properties
+        texts.append(f"{props.get('title') or ''}. {props.get('abstract') or ''}")
+    tokenizer: Tokenizer = load_nlp().tokenizer  # spaCy types it as any Callable[[str], Doc]
+    cpu0 = time.process_time()
+    for _ in tokenizer.pipe(texts, batch_size=256):
+        pass
+    return time.process_time() - cpu0
+
+
 def run_child(args: argparse.Namespace, spec: str) -> dict[str, Any]:
     code, size = _variant(spec)
     cmd = [
@@ -277,12 +297,16 @@ def main(argv: list[str] | None = None) -> int:
     build_base(args, _variant(codes[0])[0])
     results: dict[str, list[dict[str, Any]]] = {c: [] for c in codes}
     for i in range(args.runs):
+        tokenizer = tokenizer_cpu_seconds(args.records, args.base, args.papers)
         for code in codes:
             r = run_child(args, code)
+            r["tokenizer_cpu_seconds"] = tokenizer
+            r["cpu_x_tokenizer"] = r["cpu_seconds"] / tokenizer
             results[code].append(r)
             print(
                 f"run {i + 1} {_label(code)}: {r['papers_per_s']:.0f} papers/s ({r['seconds']:.1f} s, "
-                f"CPU {r['cpu_seconds']:.1f} s, queued {r['run_queue_seconds']:.1f} s, "
+                f"CPU {r['cpu_seconds']:.1f} s = {r['cpu_x_tokenizer']:.1f}x the tokenizer's "
+                f"{tokenizer:.2f} s on the same texts, queued {r['run_queue_seconds']:.1f} s, "
                 f"I/O {r['io_wait_seconds']:.1f} s), batch p50 {r['batch_p50']:.2f} s "
                 f"p95 {r['batch_p95']:.2f} s, "
                 f"peak RSS {r['peak_rss_mb']:.0f} MB, load {r['load_before']:.2f} -> {r['load_after']:.2f}",
@@ -290,11 +314,12 @@ def main(argv: list[str] | None = None) -> int:
             )
     print("medians:")
     for code, rs in results.items():
-        keys = ("papers_per_s", "seconds", "cpu_seconds", "io_wait_seconds", "batch_p50", "batch_p95")
-        med = {k: statistics.median(r[k] for r in rs) for k in keys}
+        keys = ("papers_per_s", "seconds", "cpu_seconds", "cpu_x_tokenizer", "io_wait_seconds", "batch_p50")
+        med = {k: statistics.median(r[k] for r in rs) for k in (*keys, "batch_p95")}
         print(
             f"  {_label(code)}: {med['papers_per_s']:.0f} papers/s, {med['seconds']:.1f} s wall, "
-            f"{med['cpu_seconds']:.1f} s CPU, {med['io_wait_seconds']:.1f} s I/O, batch p50 "
+            f"{med['cpu_seconds']:.1f} s CPU ({med['cpu_x_tokenizer']:.1f}x the tokenizer), "
+            f"{med['io_wait_seconds']:.1f} s I/O, batch p50 "
             f"{med['batch_p50']:.2f} s p95 {med['batch_p95']:.2f} s ({len(rs)} runs)"
         )
     if args.profile is not None:

@@ -775,12 +775,33 @@ class SQLiteReads:
     def pair_edges_among(self, ids: Sequence[str], pair: PairType, min_weight: int) -> list[PairEdge]:
         # Co-authors have a few dozen ties each: walk each chosen author's ties out (the primary
         # key's range; ``+"end"`` keeps the end list out of the key) and keep those to chosen
-        # ones. Concepts have thousands (the 100 neighbours of a popular concept hold 320-360k):
-        # look every chosen (start, end) pair up by primary key instead. At 100k papers: 2.5 ms
-        # against 17 ms for ~200 authors (the walk against look-ups, 2026-12-02), 28 ms against
-        # 48 ms for 100 concepts. The hints fix the plan (the planner has no statistics).
+        # ones (at 100k papers 2.5 ms against 17 ms of look-ups for ~200 authors, 2026-12-02).
+        # Concepts have thousands (the 100 neighbours of a popular concept hold 320-360k): look
+        # up each chosen pair instead, and only the n(n-1)/2 that can exist (stored start <
+        # end), the pairs made by one statement from the ids as a JSON array. Above weight 1
+        # the look-ups search the heavy ties' own key index (schema.LATER_INDEXES), whose size
+        # follows the heavy ties, not the whole relationship table: 100 concepts of a 10k store
+        # 7.1 ms -> 4.0 ms of CPU, at load 19 (bench/README.md, "CPU per request"). The hints
+        # fix the plan (the planner has no statistics).
         unique = sorted(set(ids))
-        end = '+"end"' if pair == "COAUTHOR" else '"end"'
+        if len(unique) < 2:
+            return []
+        if pair == "COAUTHOR" and min_weight <= schema.HEAVY_TIE:
+            return self._pair_edges_walked(unique, pair, min_weight)
+        heavy = min_weight > schema.HEAVY_TIE
+        rows = self._all(
+            'SELECT r.start, r."end", r.weight FROM json_each(?1) AS a CROSS JOIN json_each(?1) AS b '
+            f"CROSS JOIN rels AS r {'INDEXED BY heavy_pairs_key' if heavy else 'NOT INDEXED'} "
+            'WHERE b.value > a.value AND r.start = a.value AND r.type = ?2 AND r."end" = b.value '
+            f"AND {'r.' + _HEAVY + ' AND ' if heavy else ''}r.weight >= ?3",
+            (json_list(unique), pair, min_weight),
+        )
+        edges = list(map(PairEdge._make, rows))  # weight is an INTEGER column
+        edges.sort()
+        return edges
+
+    def _pair_edges_walked(self, unique: list[str], pair: PairType, min_weight: int) -> list[PairEdge]:
+        """The ties among ``unique`` (sorted) by walking each one's ties out in the primary key."""
         edges: list[PairEdge] = []
         step = CHUNK // 2
         for i, starts in enumerate(chunked(unique, step)):
@@ -788,7 +809,7 @@ class SQLiteReads:
                 rows = self._all(
                     'SELECT start, "end", weight FROM rels NOT INDEXED '
                     f"WHERE start IN ({_marks(len(starts))}) AND type = ? AND weight >= ? "
-                    f"AND {end} IN ({_marks(len(ends))})",
+                    f'AND +"end" IN ({_marks(len(ends))})',
                     [*starts, pair, min_weight, *ends],
                 )
                 edges.extend(map(PairEdge._make, rows))  # weight is an INTEGER column
