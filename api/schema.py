@@ -20,6 +20,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator
+from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Annotated, Any, cast
 
