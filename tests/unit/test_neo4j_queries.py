@@ -97,7 +97,7 @@ def test_merge_records_follows_the_store_rules() -> None:
         ]
     )
     assert (graph.summary.added, graph.summary.unchanged) == (2, 1)
-    bumps = {(a, t, b): n for (a, t, b), n in graph.batch.bumps.items() if t == "COAUTHOR"}
+    bumps = {(a, t, b): n for (a, t, b), n in graph.batch.pair_deltas.items() if t == "COAUTHOR"}
     assert bumps == {
         ("a:x", "COAUTHOR", "a:y"): 2,
         ("a:x", "COAUTHOR", "a:z"): 1,
