@@ -131,7 +131,6 @@ def test_two_concurrent_ingests_both_land_completely(tmp_path: Path) -> None:
     assert total == 600  # every paper has two distinct authors: one pair each
 
 
-@pytest.mark.slow
 def _processes_with(arg: str) -> list[int]:
     """Live processes whose command line holds ``arg`` (from /proc)."""
     out = []
@@ -148,7 +147,8 @@ def _processes_with(arg: str) -> list[int]:
     return out
 
 
-@pytest.mark.slow  # a real ingest of 4,000 papers, killed and rerun: 224 s at load 23
+@pytest.mark.slow  # a real ingest of 4,000 papers, killed and rerun: 224 s at load 23 (the mark
+# stood on the helper above, where it marked nothing)
 def test_a_killed_ingest_leaves_whole_batches(tmp_path: Path) -> None:
     """SIGKILL an ingest mid-way: the store opens, passes SQLite's integrity check, and holds a
     whole number of committed batches; a rerun completes it."""
