@@ -205,6 +205,7 @@ def test_cli_ingest_twice_changes_nothing_the_second_time(
     assert json.loads(capsys.readouterr().out) == counts.model_dump()
 
 
+@pytest.mark.slow  # three CLI ingests of 1,000+ papers into Neo4j: 600 s (the timeout) at load 25
 def test_killed_ingest_then_rerun_equals_one_clean_run(
     neo4j_store: Neo4jStore, neo4j_driver: neo4j.Driver
 ) -> None:
