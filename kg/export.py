@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 from xml.sax.saxutils import quoteattr
 
-from kg.core.models import Graph, Node, PropertyValue, Relationship
+from kg.core.models import Graph, Node, PropertyValue, Relationship, number_type
 
 
 @dataclass
@@ -109,13 +109,8 @@ def to_cypher(graph: Graph) -> str:
 
 # --------------------------------------------------------------------------- GraphML
 def _graphml_type(value: PropertyValue) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "long"
-    if isinstance(value, float):
-        return "double"
-    return "string"  # strings, and lists (written as JSON text: GraphML has no list type)
+    # strings, and lists (written as JSON text: GraphML has no list type), are strings
+    return number_type(value) or "string"
 
 
 def _wider(a: str | None, b: str) -> str:

@@ -16,6 +16,24 @@ from pydantic import BaseModel, ConfigDict, Field
 PropertyValue: TypeAlias = str | int | float | bool | None | list[str] | list[int] | list[float]
 Properties: TypeAlias = dict[str, PropertyValue]
 
+
+def number_type(value: PropertyValue) -> str | None:
+    """The type name Neo4j's importer and GraphML both give a bool, int or float value
+    (``boolean``, ``long``, ``double``); ``None`` for anything else. A bool is checked first:
+    it is an int to Python but not to either format.
+
+    >>> number_type(True), number_type(3), number_type(0.5), number_type("x")
+    ('boolean', 'long', 'double', None)
+    """
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "long"
+    if isinstance(value, float):
+        return "double"
+    return None
+
+
 Label = Literal["Paper", "Author", "Venue", "Topic", "Concept", "Institution"]
 RelType = Literal[
     "AUTHORED",

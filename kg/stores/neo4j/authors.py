@@ -126,15 +126,9 @@ def reassign(tx: Tx, moves: Sequence[AuthorMove], nodes: dict[str, Properties]) 
         touched.update((move.old, move.new))
         changed = True
     pairs = coauthor_deltas(papers, before, after, allowed)
-    rows = [[a, b, n, q.pair_key(a, b)] for (a, b), n in sorted(pairs.items()) if n]
-    if rows:
-        _run(
-            tx,
-            f"UNWIND $rows AS row MATCH (a:{_N} {{id: row[0]}}) MATCH (b:{_N} {{id: row[1]}}) "
-            "MERGE (a)-[r:COAUTHOR]->(b) ON CREATE SET r.papers = 0, r._pair = row[3] "
-            "SET r.papers = r.papers + row[2] WITH r WHERE r.papers <= 0 DELETE r",
-            rows=rows,
-        )
+    bump = q.add_pair_papers("COAUTHOR", pairs)
+    if bump is not None:
+        _run(tx, bump.text, **bump.params)
     gone = [
         r["id"]
         for r in _run(

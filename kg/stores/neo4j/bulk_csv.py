@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kg.core.errors import GraphStoreError
-from kg.core.models import DERIVED_REL_TYPES, PaperRecord, PropertyValue, UpsertSummary
+from kg.core.models import DERIVED_REL_TYPES, PaperRecord, PropertyValue, UpsertSummary, number_type
 from kg.core.provisional import concept_ids, provisional_ids
 from kg.core.provisional import plan as plan_provisional
 from kg.stores.neo4j import queries as q
@@ -61,12 +61,9 @@ def value_type(value: PropertyValue, where: str) -> str:
     >>> value_type([], "x")
     'string[]'
     """
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "long"
-    if isinstance(value, float):
-        return "double"
+    number = number_type(value)
+    if number is not None:
+        return number
     if isinstance(value, str):
         return "string"
     if isinstance(value, list):

@@ -104,15 +104,9 @@ def remove(tx: Tx, concepts: Sequence[str], links: Sequence[RelKey]) -> bool:
                 f"(b:{_N} {{id: row[1]}}) DELETE r",
                 rows=rows,
             )
-    rows_pairs = [[a, b, n, q.pair_key(a, b)] for (a, b), n in sorted(deltas.items()) if n]
-    if rows_pairs:
-        _run(
-            tx,
-            f"UNWIND $rows AS row MATCH (a:{_N} {{id: row[0]}}) MATCH (b:{_N} {{id: row[1]}}) "
-            "MERGE (a)-[r:CO_OCCURS]->(b) ON CREATE SET r.papers = 0, r._pair = row[3] "
-            "SET r.papers = r.papers + row[2] WITH r WHERE r.papers <= 0 DELETE r",
-            rows=rows_pairs,
-        )
+    bump = q.add_pair_papers("CO_OCCURS", deltas)
+    if bump is not None:
+        _run(tx, bump.text, **bump.params)
     if gone:
         stmt = rq.delete_keys(gone)
         tx.run(stmt.text, stmt.params).consume()

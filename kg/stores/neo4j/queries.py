@@ -406,6 +406,22 @@ def _derived(type_: str) -> str:
     return t
 
 
+def add_pair_papers(rel_type: str, deltas: dict[tuple[str, str], int]) -> Statement | None:
+    """Add each ``(a, b) -> n`` to the ``papers`` of the derived pair ``a -> b`` of ``rel_type``
+    by the ends' ids, creating a missing pair and deleting one that reaches 0; ``None`` when
+    every delta is 0. What a curation (merged authors, moved concepts) does to COAUTHOR and
+    CO_OCCURS; batch ingest goes through :func:`find_pairs` and element ids instead."""
+    rows = [[a, b, n, pair_key(a, b)] for (a, b), n in sorted(deltas.items()) if n]
+    if not rows:
+        return None
+    return Statement(
+        f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row[0]}}) MATCH (b:{NODE_LABEL} {{id: row[1]}}) "
+        f"MERGE (a)-[r:{rel_type}]->(b) ON CREATE SET r.papers = 0, r._pair = row[3] "
+        "SET r.papers = r.papers + row[2] WITH r WHERE r.papers <= 0 DELETE r",
+        {"rows": rows},
+    )
+
+
 def pair_key(start_id: str, end_id: str) -> int:
     """The indexed key of the derived pair ``start_id -> end_id``: 64 bits of BLAKE2b.
 

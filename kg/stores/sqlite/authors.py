@@ -18,6 +18,7 @@ from kg.core.merge import merge_properties
 from kg.core.models import Properties
 from kg.stores.protocol import AuthorMove, StoredSlot
 from kg.stores.sqlite import schema
+from kg.stores.sqlite.batch_writes import write_pairs
 from kg.stores.sqlite.reads import chunked
 
 _EDGE = "SELECT props FROM rels WHERE start = ? AND type = 'AUTHORED' AND \"end\" = ?"
@@ -133,15 +134,7 @@ def reassign(c: sqlite3.Connection, moves: Sequence[AuthorMove], nodes: dict[str
     for (a, b), n in pairs.items():
         ties[a] += n
         ties[b] += n
-    c.executemany(
-        "INSERT INTO rels (start, type, \"end\", weight) VALUES (?, 'COAUTHOR', ?, ?) "
-        'ON CONFLICT (start, type, "end") DO UPDATE SET weight = weight + excluded.weight',
-        [(a, b, n) for (a, b), n in sorted(pairs.items()) if n],
-    )
-    c.executemany(
-        "DELETE FROM rels WHERE start = ? AND type = 'COAUTHOR' AND \"end\" = ? AND weight <= 0",
-        [(a, b) for (a, b), n in sorted(pairs.items()) if n < 0],
-    )
+    write_pairs(c, [((a, "COAUTHOR", b), n) for (a, b), n in sorted(pairs.items()) if n])
     c.executemany(
         "UPDATE nodes SET paper_count = paper_count + ?, ties = ties + ? WHERE id = ?",
         [(degree.get(i, 0), ties.get(i, 0), i) for i in sorted(degree.keys() | ties.keys())],

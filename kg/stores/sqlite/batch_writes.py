@@ -141,7 +141,7 @@ def write(c: sqlite3.Connection, plan: WritePlan) -> None:
             if degree.get(i) or ties.get(i)
         ],
     )
-    _write_pairs(c, pairs)
+    write_pairs(c, pairs)
     _write_keyphrases(c, plan)
     c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
 
@@ -186,9 +186,10 @@ def _write_rels(c: sqlite3.Connection, plan: WritePlan) -> None:
     )
 
 
-def _write_pairs(c: sqlite3.Connection, pairs: list[tuple[RelKey, int]]) -> None:
-    """The batch's net pair-weight changes, one row per touched pair in key order; a pair no
-    paper's top set holds any more goes (:mod:`kg.core.derived`)."""
+def write_pairs(c: sqlite3.Connection, pairs: list[tuple[RelKey, int]]) -> None:
+    """Net pair-weight changes, one row per touched pair in key order; a pair no paper's top
+    set holds any more goes (:mod:`kg.core.derived`). A batch's pairs, and a curation's
+    (:mod:`kg.stores.sqlite.authors`, :mod:`kg.stores.sqlite.concepts`)."""
     c.executemany(
         'INSERT INTO rels (start, type, "end", weight) VALUES (?,?,?,?) '
         'ON CONFLICT (start, type, "end") DO UPDATE SET weight = weight + excluded.weight',

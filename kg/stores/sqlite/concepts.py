@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from kg.core.derived import cooccurs_deltas
 from kg.core.provisional import relinked_row
 from kg.stores.sqlite import schema
+from kg.stores.sqlite.batch_writes import write_pairs
 from kg.stores.sqlite.reads import chunked
 
 RelKey = tuple[str, str, str]
@@ -88,15 +89,7 @@ def remove(c: sqlite3.Connection, concepts: Sequence[str], links: Sequence[RelKe
         )
     touched -= removed
     c.executemany('DELETE FROM rels WHERE start = ? AND type = ? AND "end" = ?', cut)
-    c.executemany(
-        "INSERT INTO rels (start, type, \"end\", weight) VALUES (?, 'CO_OCCURS', ?, ?) "
-        'ON CONFLICT (start, type, "end") DO UPDATE SET weight = weight + excluded.weight',
-        [(a, b, n) for (a, b), n in sorted(deltas.items()) if n],
-    )
-    c.executemany(
-        "DELETE FROM rels WHERE start = ? AND type = 'CO_OCCURS' AND \"end\" = ? AND weight <= 0",
-        [(a, b) for (a, b), n in sorted(deltas.items()) if n < 0],
-    )
+    write_pairs(c, [((a, "CO_OCCURS", b), n) for (a, b), n in sorted(deltas.items()) if n])
     for cid in gone:
         c.execute('DELETE FROM rels WHERE start = ? OR "end" = ?', (cid, cid))
         c.execute("DELETE FROM name_keys WHERE node_id = ?", (cid,))
