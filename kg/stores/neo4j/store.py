@@ -615,7 +615,7 @@ class Neo4jStore(Neo4jReads):
         batch.apply_plan(plan, summary)
         self._write(tx, batch)
         written = {i: (batch.labels[i], batch.nodes[i]) for i in (*batch.new_nodes, *batch.changed_nodes)}
-        update_read_index(tx, written, batch.new_nodes, batch.paper_delta, batch.stored)
+        update_read_index(tx, written, batch.new_nodes, batch.paper_delta, batch.stored, eids=batch.eids)
         # Vectors are not compared by the summary (see kg.models.PaperRecord.embedding), but a
         # changed one is a change: the version is bumped if nothing else bumped it.
         if self._put_vectors(tx, [(r.paper.id, r.embedding) for r in records if r.embedding is not None]):
@@ -758,10 +758,10 @@ class Neo4jStore(Neo4jReads):
                 rows = self._rows(tx, q.create_nodes(lb, node_chunk, kind))
                 batch.eids.update((i, eid) for i, eid in rows)
         for change_chunk in _chunks(batch.node_changes(batch.changed_nodes), size):
-            self._exec(tx, q.update_node_properties(change_chunk))
+            self._exec(tx, q.update_node_properties_by_eid([[batch.eids[i], c] for i, c in change_chunk]))
         for kind, ids in batch.relabel_ids().items():
             for id_chunk in _chunks(ids, size):
-                self._exec(tx, q.relabel_concepts(kind, id_chunk))
+                self._exec(tx, q.relabel_concepts_by_eid(kind, [batch.eids[i] for i in id_chunk]))
         for stmt in self._relationship_statements(batch):
             self._exec(tx, stmt)
         self._bump_pairs(tx, batch)
