@@ -8,6 +8,9 @@ Usage::
     # then, against the server that scripts/neo4j/start runs in --home (it is stopped and restarted)
     python bench/neo4j_load.py --records bench/out/records-100k.jsonl --papers 100000 \
         --home .neo4j --uri bolt://127.0.0.1:7687 --incremental 10000 --per-paper 300 --runs 3 --yes
+    # A/B of two commits on one grown store: bulk-load once (--runs 0 --full-bulk --papers N),
+    # then alternate the two checkouts' benches, each continuing where the last stopped:
+    python bench/neo4j_load.py --records R --start 25000 --incremental 1000 --per-paper 100 --runs 1
 
 Corpus (``--extract-to``): every listing under ``--data-dir`` (``paperlists/`` and the other
 JSONL files), then "(variant k)" copies of the papers with an abstract until ``--papers``
@@ -23,8 +26,12 @@ Each run, on a cleared database:
 3. **per paper**: the last ``--per-paper`` records, one ``upsert([record])`` each (p50/p95);
 4. **re-ingest**: the incremental records again, all unchanged (nothing is written).
 
-Figures are medians over ``--runs``; the 1-minute load average is printed at start and end
-(the machine is shared). Peak RSS: this process, the importer (largest child) and the server.
+Figures are medians over ``--runs``; every run prints its batched / per-paper ratio (papers/s
+of 2. over 3., measured in the same run on the same store); the
+1-minute load average is printed at start and end (the machine is shared). ``--start N`` skips
+the clear and the bulk load: the store already holds the first ``N`` records, and each run
+upserts the records after the previous run's (so two checkouts can be alternated on one store).
+Peak RSS: this process, the importer (largest child) and the server.
 ``--full-bulk`` also times one bulk load of all ``--papers`` records.
 
 **It deletes everything in the target database**; ``--yes`` is required when it is not empty.
@@ -188,54 +195,67 @@ def upsert_timed(store: Neo4jStore, records: Sequence[PaperRecord], batch: int) 
 def statement_times(totals: dict[str, list[float]]) -> Iterator[None]:
     """Seconds and calls per statement (its first 70 characters) of every upsert statement.
 
-    Wraps the store's two statement runners for the duration; the figures include the Bolt
-    round trip and the client's decoding, which is what an upsert waits for.
+    Wraps ``neo4j.Transaction.run`` (explicit transactions: the upserts) for the duration, so
+    the read index's statements are counted too; the commit is counted as ``COMMIT``. A write
+    statement's result arrives once the server has executed it, so its seconds are the server's
+    work, the Bolt round trip and the client's decoding: what an upsert waits for.
     """
-    originals = {name: getattr(Neo4jStore, name) for name in ("_exec", "_rows")}
+    run, commit = neo4j.Transaction.run, neo4j.Transaction.commit
 
-    def timed(fn: Any) -> Any:
-        def run(tx: Any, stmt: q.Statement) -> Any:
-            t = time.perf_counter()
-            try:
-                return fn(tx, stmt)
-            finally:
-                entry = totals.setdefault(" ".join(stmt.text.split())[:70], [0.0, 0])
-                entry[0] += time.perf_counter() - t
-                entry[1] += 1
+    def add(text: str, since: float) -> None:
+        entry = totals.setdefault(text, [0.0, 0])
+        entry[0] += time.perf_counter() - since
+        entry[1] += 1
 
-        return staticmethod(run)
+    def timed_run(self: neo4j.Transaction, query: str, parameters: Any = None, **kw: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return run(self, query, parameters, **kw)
+        finally:
+            add(" ".join(query.split())[:70], t)
 
-    for name, fn in originals.items():
-        setattr(Neo4jStore, name, timed(fn))
+    def timed_commit(self: neo4j.Transaction) -> Any:
+        t = time.perf_counter()
+        try:
+            return commit(self)
+        finally:
+            add("COMMIT", t)
+
+    neo4j.Transaction.run = timed_run  # type: ignore[method-assign, assignment]
+    neo4j.Transaction.commit = timed_commit  # type: ignore[method-assign]
     try:
         yield
     finally:
-        for name, fn in originals.items():
-            setattr(Neo4jStore, name, staticmethod(fn))
+        neo4j.Transaction.run = run  # type: ignore[method-assign]
+        neo4j.Transaction.commit = commit  # type: ignore[method-assign]
 
 
-def one_run(args: argparse.Namespace, settings: Settings, records: list[PaperRecord]) -> dict[str, Any]:
-    n_base = len(records) - args.incremental - args.per_paper
+def one_run(
+    args: argparse.Namespace, settings: Settings, records: list[PaperRecord], start: int | None = None
+) -> dict[str, Any]:
+    """One run; ``start``: the store already holds ``records[:start]`` (no clear, no bulk load)."""
+    n_base = len(records) - args.incremental - args.per_paper if start is None else start
     base, inc, single = (
         records[:n_base],
         records[n_base : n_base + args.incremental],
-        records[n_base + args.incremental :],
+        records[n_base + args.incremental : n_base + args.incremental + args.per_paper],
     )
-    out: dict[str, Any] = {"load_start": load_average()}
-    with driver_for(settings) as driver:
-        clear(driver, settings.neo4j_database)
-    t0 = time.perf_counter()
-    summary = bulk_load(base, settings, home=args.home)
-    bulk_s = time.perf_counter() - t0
-    out["bulk"] = {
-        "papers": summary.papers,
-        "seconds": round(bulk_s, 2),
-        "papers_per_s": round(summary.papers / bulk_s),
-        "phases": summary.seconds,
-        "nodes": summary.nodes,
-        "relationships": summary.relationships,
-    }
-    print(f"  bulk        {summary.papers / bulk_s:7.0f} papers/s ({summary.lines()[0]})")
+    out: dict[str, Any] = {"load_start": load_average(), "base": n_base}
+    if start is None:
+        with driver_for(settings) as driver:
+            clear(driver, settings.neo4j_database)
+        t0 = time.perf_counter()
+        summary = bulk_load(base, settings, home=args.home)
+        bulk_s = time.perf_counter() - t0
+        out["bulk"] = {
+            "papers": summary.papers,
+            "seconds": round(bulk_s, 2),
+            "papers_per_s": round(summary.papers / bulk_s),
+            "phases": summary.seconds,
+            "nodes": summary.nodes,
+            "relationships": summary.relationships,
+        }
+        print(f"  bulk        {summary.papers / bulk_s:7.0f} papers/s ({summary.lines()[0]})")
     with driver_for(settings) as driver:
         store = Neo4jStore(driver, settings.neo4j_database, batch_size=args.batch_size)
         v0 = store.version()
@@ -276,22 +296,28 @@ def one_run(args: argparse.Namespace, settings: Settings, records: list[PaperRec
         out["reingest"] = {"papers_per_s": round(len(inc) / again), "version_unchanged": v1 == v2}
         out["versions"] = [v0, v1, v2]
         print(f"  re-ingest   {len(inc) / again:7.0f} papers/s, version {v1} -> {v2} (unchanged: {v1 == v2})")
-    out["ratio_incremental_per_paper"] = round(
-        out["incremental"]["papers_per_s"] / out["per_paper"]["papers_per_s"], 1
-    )
+    ratio = len(inc) / total / (len(single) / total1)
+    out["ratio_incremental_per_paper"] = round(ratio, 1)
     out["load_end"] = load_average()
+    print(
+        f"  batched / per paper {ratio:.1f}x (target >= 10x), into a store of {n_base} papers; "
+        f"load {out['load_start']:.1f} -> {out['load_end']:.1f}"
+    )
     out["server_peak_rss_mb"] = server_peak_rss_mb(args.home)
     return out
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     settings = Settings(neo4j_uri=args.uri) if args.uri else Settings()
-    records = load_records(args.records, args.papers)
+    wanted = args.papers
+    if args.start is not None:
+        wanted = args.start + args.runs * (args.incremental + args.per_paper)
+    records = load_records(args.records, wanted)
     with driver_for(settings) as driver:
         driver.verify_connectivity()
         with driver.session(database=settings.neo4j_database) as s:
             held = s.run(f"MATCH (n:{q.NODE_LABEL}) RETURN count(n) AS n").single(strict=True)["n"]
-        if held and not args.yes:
+        if held and not args.yes and args.start is None:
             raise SystemExit(
                 f"{settings.neo4j_uri} holds data; this benchmark deletes it: pass --yes to go on"
             )
@@ -318,13 +344,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"full bulk: {summary.papers / secs:.0f} papers/s, load {la:.1f} -> {load_average():.1f}: "
             f"{summary.lines()[0]}"
         )
+    start = args.start
     for i in range(args.runs):
         print(f"run {i + 1}/{args.runs} (load average {load_average():.1f})")
-        result["runs"].append(one_run(args, settings, records))
+        result["runs"].append(one_run(args, settings, records, start))
+        if start is not None:
+            start += args.incremental + args.per_paper
     runs = result["runs"]
     if runs:
+        bulks = [r["bulk"]["papers_per_s"] for r in runs if "bulk" in r]
         result["median"] = {
-            "bulk_papers_per_s": statistics.median(r["bulk"]["papers_per_s"] for r in runs),
+            "bulk_papers_per_s": statistics.median(bulks) if bulks else None,
             "incremental_papers_per_s": statistics.median(r["incremental"]["papers_per_s"] for r in runs),
             "per_paper_papers_per_s": statistics.median(r["per_paper"]["papers_per_s"] for r in runs),
             "ratio_incremental_per_paper": statistics.median(r["ratio_incremental_per_paper"] for r in runs),
@@ -352,6 +382,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-paper", type=int, default=200, help="papers upserted one per transaction")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--full-bulk", action="store_true", help="also bulk-load all --papers once")
+    parser.add_argument(
+        "--start",
+        type=int,
+        help="no clear, no bulk: the store holds the first START records; runs continue after them",
+    )
     parser.add_argument("--yes", action="store_true", help="allow deleting a non-empty database")
     parser.add_argument(
         "--statements", action="store_true", help="print seconds per statement of the incremental phase"

@@ -367,6 +367,20 @@ def update_node_properties(rows: Sequence[Sequence[Any]]) -> Statement:
     )
 
 
+def update_node_properties_by_eid(rows: Sequence[Sequence[Any]]) -> Statement:
+    """:func:`update_node_properties` with rows ``[element id, {key: value}]``.
+
+    The upsert read every node it changes in the same transaction, so it has their element ids:
+    a record lookup instead of a seek in the id index (which also takes an index-entry lock), and
+    no ``Eager`` barrier, which the planner puts between ``MATCH {id: ...}`` and ``SET n += map``
+    (the map could rewrite ``id``) and which holds every row in memory before the first write.
+    """
+    return Statement(
+        "UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row[0] SET n += row[1]",
+        {"rows": [list(r) for r in rows]},
+    )
+
+
 def relabel_concepts(kind: str | None, ids: Sequence[str]) -> Statement:
     """Concepts whose kind changed: drop every kind label, then add ``kind``'s (if it has one).
 
@@ -378,6 +392,19 @@ def relabel_concepts(kind: str | None, ids: Sequence[str]) -> Statement:
         f"UNWIND $ids AS id MATCH (n:{NODE_LABEL}:{label('Concept')} {{id: id}}) "
         f"REMOVE n:{every}{_set_kind('n', kind)}",
         {"ids": list(ids)},
+    )
+
+
+def relabel_concepts_by_eid(kind: str | None, eids: Sequence[str]) -> Statement:
+    """:func:`relabel_concepts` for concepts given by their element ids (read in this transaction).
+
+    >>> relabel_concepts_by_eid("METRIC", ["4:x:1"]).text.split(" REMOVE ")[0]
+    'UNWIND $ids AS id MATCH (n) WHERE elementId(n) = id'
+    """
+    every = ":".join(KIND_LABELS.values())
+    return Statement(
+        f"UNWIND $ids AS id MATCH (n) WHERE elementId(n) = id REMOVE n:{every}{_set_kind('n', kind)}",
+        {"ids": list(eids)},
     )
 
 

@@ -174,6 +174,7 @@ def update_read_index(
     paper_delta: Mapping[str, int],
     stored: Mapping[str, Mapping[str, Any]],
     chunk: int = 2000,
+    eids: Mapping[str, str] | None = None,
 ) -> None:
     """Bring the read index up to date inside the upsert transaction ``tx``, from what it wrote.
 
@@ -183,8 +184,11 @@ def update_read_index(
     of the written nodes as read before the batch, internal keys included: only what differs
     from them is written, and a node's keys are replaced only when its ``_keys`` changed (a
     changed concept whose names did not change keeps its key nodes). Nothing is read back,
-    and a batch that wrote nothing costs nothing.
+    and a batch that wrote nothing costs nothing. ``eids``: element ids of the nodes in this
+    transaction (the upsert read or created them): those nodes are found by a record lookup,
+    not an id-index seek.
     """
+    eids = eids or {}
     rows: list[dict[str, Any]] = []
     stale: list[str] = []
     for node_id, (label, props) in written.items():
@@ -201,10 +205,15 @@ def update_read_index(
         rows.append({"id": node_id, "props": state, "keys": [list(k) for k in keys or ()]})
         if keys is not None and node_id not in fresh:
             stale.append(node_id)
-    deltas = [[i, n] for i, n in paper_delta.items() if n]
+    by_eid = [dict(row, eid=eids[row["id"]]) for row in rows if row["id"] in eids]
+    rows = [row for row in rows if row["id"] not in eids]
+    deltas = [[i, n] for i, n in paper_delta.items() if n and i not in eids]
+    eid_deltas = [[eids[i], n] for i, n in paper_delta.items() if n and i in eids]
     stmts = [rq.delete_keys(stale[i : i + chunk]) for i in range(0, len(stale), chunk)]
     stmts += [rq.set_index(rows[i : i + chunk]) for i in range(0, len(rows), chunk)]
+    stmts += [rq.set_index_by_eid(by_eid[i : i + chunk]) for i in range(0, len(by_eid), chunk)]
     stmts += [rq.add_paper_counts(deltas[i : i + chunk]) for i in range(0, len(deltas), chunk)]
+    stmts += [rq.add_paper_counts_by_eid(eid_deltas[i : i + chunk]) for i in range(0, len(eid_deltas), chunk)]
     for stmt in stmts:
         tx.run(stmt.text, stmt.params).consume()
 

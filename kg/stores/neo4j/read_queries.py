@@ -132,6 +132,17 @@ def set_index(rows: Sequence[dict[str, Any]]) -> Statement:
     )
 
 
+def set_index_by_eid(rows: Sequence[dict[str, Any]]) -> Statement:
+    """:func:`set_index` with each row's node given by ``eid`` (its element id in this
+    transaction) instead of ``id``: a record lookup rather than an id-index seek per row."""
+    return Statement(
+        "UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n += row.props "
+        f"WITH n, row UNWIND row.keys AS key MERGE (k:{KEY_LABEL} {{key: key[0]}}) "
+        f"ON CREATE SET k.rkey = key[2] CREATE (k)-[:{KEY_OF} {{rank: key[1]}}]->(n)",
+        {"rows": list(rows)},
+    )
+
+
 # A node's paper count: the read index's ``_papers`` (concepts, authors), counted for a venue or
 # topic (few of them, not kept in the index).
 _PAPERS = (
@@ -163,6 +174,16 @@ def add_paper_counts(rows: Sequence[Sequence[Any]]) -> Statement:
     """Add ``delta`` to ``_papers``: rows ``[id, delta]`` (what a batch changed, see the writer)."""
     return Statement(
         f"UNWIND $rows AS row MATCH (n:{_N} {{id: row[0]}}) SET n._papers = coalesce(n._papers, 0) + row[1]",
+        {"rows": [list(r) for r in rows]},
+    )
+
+
+def add_paper_counts_by_eid(rows: Sequence[Sequence[Any]]) -> Statement:
+    """:func:`add_paper_counts` with rows ``[element id, delta]`` (ids read in this transaction):
+    no id-index seek with its index-entry lock per row."""
+    return Statement(
+        "UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row[0] "
+        "SET n._papers = coalesce(n._papers, 0) + row[1]",
         {"rows": [list(r) for r in rows]},
     )
 

@@ -307,7 +307,7 @@ class Neo4jStore(Neo4jReads):
         plan = plan_upsert(graph, records)
         self._write(tx, plan, graph)
         written = {i: (plan.labels[i], plan.nodes[i]) for i in plan.written_nodes()}
-        update_read_index(tx, written, plan.new_nodes, bw.paper_delta(plan), graph.stored)
+        update_read_index(tx, written, plan.new_nodes, bw.paper_delta(plan), graph.stored, eids=graph.eids)
         # Vectors are not compared by the summary (see kg.core.models.PaperRecord.embedding), but a
         # changed one is a change: the version is bumped if nothing else bumped it.
         if self._put_vectors(tx, [(r.paper.id, r.embedding) for r in records if r.embedding is not None]):
@@ -367,10 +367,10 @@ class Neo4jStore(Neo4jReads):
                 rows = self._rows(tx, q.create_nodes(lb, node_chunk, kind))
                 eids.update((i, eid) for i, eid in rows)
         for change_chunk in chunks(bw.node_changes(plan, graph.stored), size):
-            self._exec(tx, q.update_node_properties(change_chunk))
+            self._exec(tx, q.update_node_properties_by_eid([[eids[i], c] for i, c in change_chunk]))
         for kind, ids in bw.relabel_ids(plan).items():
             for id_chunk in chunks(ids, size):
-                self._exec(tx, q.relabel_concepts(kind, id_chunk))
+                self._exec(tx, q.relabel_concepts_by_eid(kind, [eids[i] for i in id_chunk]))
         for keys, build in (
             (plan.new_rels, q.create_relationships),
             (plan.changed_rels, q.replace_relationship_properties),
