@@ -158,9 +158,6 @@ def compute_model(source: Path, directory: Path | None = None) -> Path:
     renamed, so processes deriving at once never read half a file. If ``directory`` cannot be
     written, a fresh temporary directory is used (the same file, made again per process).
     """
-    import onnxruntime as ort
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
     directory = directory or cache_dir()
     name = f"minilm-l6-int8-{_source_digest(source)}.onnx"
     try:
@@ -173,6 +170,9 @@ def compute_model(source: Path, directory: Path | None = None) -> Path:
         work = Path(tempfile.mkdtemp(prefix="paperkg-model-"))
         target = work / name
     try:
+        import onnxruntime as ort  # the quantiser needs onnx too: imported only to derive
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
         folded = work / "folded.onnx"
         options = ort.SessionOptions()
         # constant folding turns the int8 initialisers and their casts into float32 weights,
