@@ -265,6 +265,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
         # one model thread per worker process: the workers already use every core
         embedder = None if args.no_embed else Embedder(threads=1)
+        if embedder is not None:
+            embedder.prepare()  # the int8 model, derived once per machine, before the workers fork
         pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode, embedder=embedder)
         jobs = settings.jobs or default_jobs()
         report = ingest(

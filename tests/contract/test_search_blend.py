@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from extractors.embedding import Embedder, from_blob
+from extractors.embedding import Embedder, from_blob, quantize
 from kg.core.models import PaperRecord
 from kg.ingest.pipeline import Pipeline
 from kg.read.service import ReadService
@@ -30,8 +30,7 @@ def test_search_scores_blend_bm25_with_the_cosine(store: Any, records: list[Pape
     store.upsert(records)
     raw = store.search(TEXT, 10, every_word=True)  # one word: the service asks exactly this
     assert any(h.node.label == "Paper" for h in raw) and any(h.node.label == "Concept" for h in raw)
-    q = Embedder().embed([TEXT])[0].astype(np.float64)
-    q8 = np.clip(np.rint(q * 127), -127, 127)
+    q8 = quantize(Embedder().embed([TEXT]))[0].astype(np.float64)  # the query as the API stores it
     q8 /= np.linalg.norm(q8)
     vectors = {r.paper.id: from_blob(r.embedding).astype(np.float64) for r in records if r.embedding}
     expected = {}
