@@ -115,7 +115,8 @@ class PaperFilterInput:
     like: str | None = strawberry.field(
         default=None,
         description="Free text: papers by how like it they are (embedding cosine), nearest first, each "
-        "with its `likeness` (score, shared concepts). Not combined with other conditions yet.",
+        "with its `likeness` (score, shared concepts); with other conditions, the papers matching "
+        "them ranked so.",
     )
     institution: str | None = strawberry.field(
         default=None,

@@ -250,15 +250,15 @@ async def paper_connection(
 
 
 async def _like_connection(info: Info, where: PaperFilter, start: int, n: int) -> Connection[Paper]:
-    """``papers(where: {like})``: the papers nearest to the text, each with its ``likeness``."""
-    others = [f for f, v in vars(where).items() if f not in ("like", "about_only") and v is not None]
-    if others:
-        raise APIError(
-            f"`like` cannot be combined with other conditions yet ({', '.join(sorted(others))}): "
-            "it ranks all papers by their likeness to the text"
-        )
+    """``papers(where: {like})``: the papers nearest to the text (among those matching the other
+    conditions, if any), each with its ``likeness``."""
+    if where.order is not None:
+        raise APIError("`like` lists papers by their likeness to the text: leave `orderBy` out")
     assert where.like is not None
-    found, total = await info.context.compute(info.context.service.like, where.like, start, n)
+    others = [f for f, v in vars(where).items() if f not in ("like", "about_only") and v is not None]
+    service = info.context.service
+    within = await info.context.call(service.paper_query, where) if others else None
+    found, total = await info.context.compute(service.like, where.like, start, n, within)
     papers = [Paper.from_domain(s.node, info.context, likeness=Likeness.from_domain(s)) for s in found]
     return make_connection(papers, start, total)
 

@@ -135,10 +135,38 @@ def test_like_names_the_concepts_the_text_mentions(served: Any) -> None:
     assert all(s["queryEvidence"] == [] for h in hits for s in h["likeness"]["sharedConcepts"])
 
 
+LIKE_WITHIN = """query($text: String!, $n: Int, $after: String) {
+  papers(where: {like: $text, text: "network", year: 2018}, first: $n, after: $after) {
+    totalCount nodes { id likeness { score } } pageInfo { endCursor } } }"""
+
+
+def test_like_with_other_conditions_ranks_the_matching_papers(
+    served: Any, records: list[PaperRecord]
+) -> None:
+    listed = served(
+        '{ papers(where: {text: "network", year: 2018}, first: 100) { totalCount nodes { id } } }'
+    )
+    matching = [n["id"] for n in listed["data"]["papers"]["nodes"]]
+    assert 2 < len(matching) < len({r.paper.id for r in records})  # the conditions select
+    r = next(r for r in records if r.paper.id == matching[-1])
+    text = paper_text(str(r.paper.properties["title"]), str(r.paper.properties["abstract"]))
+    body = served(LIKE_WITHIN, text=text, n=3)
+    assert "errors" not in body, body
+    page = body["data"]["papers"]
+    assert page["totalCount"] == len(matching)
+    expected = [pid for pid, _ in cosines(records, r) if pid in matching]
+    assert [n["id"] for n in page["nodes"]] == [r.paper.id, *expected[:2]]  # itself first
+    rest = served(LIKE_WITHIN, text=text, n=100, after=page["pageInfo"]["endCursor"])["data"]["papers"]
+    assert [n["id"] for n in rest["nodes"]] == expected[2:]
+    scores = [n["likeness"]["score"] for n in page["nodes"] + rest["nodes"]]
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_like_mistakes_are_clear(served: Any) -> None:
-    combined = served('{ papers(where: {like: "graphs", year: 2018}) { totalCount } }')
-    assert "cannot be combined" in combined["errors"][0]["message"]
-    assert "year" in combined["errors"][0]["message"]
+    ordered = served('{ papers(where: {like: "graphs"}, orderBy: NEWEST) { totalCount } }')
+    assert "leave `orderBy` out" in ordered["errors"][0]["message"]
+    unknown = served('{ papers(where: {like: "graphs", author: "Nobody Atall"}) { totalCount } }')
+    assert "Nobody Atall" in unknown["errors"][0]["message"]
     empty = served('{ papers(where: {like: "  "}) { totalCount } }')
     assert "needs some text" in empty["errors"][0]["message"]
 

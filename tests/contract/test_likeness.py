@@ -14,9 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from extractors.embedding import DIMENSIONS, Embedder, from_blob
+from extractors.embedding import DIMENSIONS, Embedder, from_blob, quantize
 from kg.core.models import PaperRecord
 from kg.ingest.pipeline import Pipeline
+from kg.read import likeness
+from kg.read.service import PaperFilter, ReadService
 from kg.readers import read_file
 
 DATA = Path(__file__).parents[1] / "data" / "iclr2018.jsonl"
@@ -104,3 +106,70 @@ def test_clear_drops_the_vectors(store: Any, records: list[PaperRecord]) -> None
     assert store.paper_embeddings([records[0].paper.id]) == [None]
     assert records[0].embedding is not None
     assert store.nearest_papers(records[0].embedding, 5) == []
+
+
+LIKE_TEXT = "training deep neural networks with reinforcement learning"
+
+
+def _like_expected(store: Any, records: list[PaperRecord], where: PaperFilter) -> list[tuple[str, float]]:
+    """The papers the store lists for ``where`` without ``like``, by brute-force cosine to the text."""
+    service = ReadService(store)
+    query = service.paper_query(where)
+    matching = set(store.papers(query, 0, 1000).ids)
+    q8 = quantize(Embedder().embed([LIKE_TEXT]))[0].astype(np.float64)
+    scored = []
+    for r in records:
+        if r.paper.id in matching and r.embedding is not None:
+            v = from_blob(r.embedding).astype(np.float64)
+            scored.append((r.paper.id, float(q8 @ v / np.linalg.norm(q8) / np.linalg.norm(v))))
+    return sorted(scored, key=lambda t: (-t[1], t[0]))
+
+
+def _same_order(got: list[str], expected: list[tuple[str, float]]) -> bool:
+    """``got`` is ``expected``'s order, ids swapped only where two cosines are within rounding."""
+    cos = dict(expected)
+    return len(got) == len(expected) and all(
+        pid == want or abs(cos[pid] - c) < 2e-3 for pid, (want, c) in zip(got, expected, strict=True)
+    )
+
+
+@pytest.mark.parametrize(
+    "where", [PaperFilter(text="network"), PaperFilter(text="learning", venue="ICLR", year=2018)]
+)
+def test_like_within_filters_ranks_the_matching_papers_by_cosine(
+    store: Any, records: list[PaperRecord], where: PaperFilter
+) -> None:
+    store.upsert(records)
+    expected = _like_expected(store, records, where)
+    assert 2 < len(expected) < len(records)  # a real filter: some papers match, not all
+    service = ReadService(store)
+    found, total = service.like(LIKE_TEXT, 0, 100, service.paper_query(where))
+    assert total == len(expected)
+    assert _same_order([s.node.id for s in found], expected)
+    assert [s.score for s in found] == sorted((s.score for s in found), reverse=True)
+    # paging cuts the same order
+    second, _ = service.like(LIKE_TEXT, 2, 2, service.paper_query(where))
+    assert [s.node.id for s in second] == [s.node.id for s in found[2:4]]
+
+
+def test_like_within_a_large_set_filters_the_nearest_pool(
+    store: Any, records: list[PaperRecord], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above FILTER_FIRST_MAX the pool of nearest papers is filtered: with the pool covering the
+    store the answer is the filter-first one; with a smaller pool, the matches among it."""
+    store.upsert(records)
+    where = PaperFilter(text="network")
+    service = ReadService(store)
+    query = service.paper_query(where)
+    exact, _ = service.like(LIKE_TEXT, 0, 100, query)
+    monkeypatch.setattr(likeness, "FILTER_FIRST_MAX", 0)
+    monkeypatch.setattr(likeness, "FILTER_CHUNK", 3)  # several store reads per answer
+    pooled, total = ReadService(store).like(LIKE_TEXT, 0, 100, query)
+    assert [s.node.id for s in pooled] == [s.node.id for s in exact] and total == len(exact)
+    monkeypatch.setattr(likeness, "LIKE_POOL", 10)
+    nearest10 = [
+        pid for pid, _ in store.nearest_papers(quantize(Embedder().embed([LIKE_TEXT]))[0].tobytes(), 10)
+    ]
+    few, total = ReadService(store).like(LIKE_TEXT, 0, 100, query)
+    assert [s.node.id for s in few] == [s.node.id for s in exact if s.node.id in nearest10]
+    assert total == len(few) < len(exact)
