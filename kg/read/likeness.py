@@ -174,3 +174,33 @@ def blended_score(bm25: float, cosine: float | None) -> float:
     (2.0, 3.0, 2.0)
     """
     return bm25 if cosine is None else bm25 * (1.0 + max(0.0, cosine))
+
+
+# A paper that has none of a search's words is added when its cosine to the text is at least
+# this (MiniLM puts unrelated texts at 0.0-0.2); a vector asked for to learn whether any exists.
+SEMANTIC_MIN_COSINE = 0.3
+PROBE = bytes([127]) + bytes(383)
+
+
+def semantic_floor(bm25: Sequence[float]) -> float:
+    """The BM25 score a paper found by meaning alone is blended from: the lowest of the word
+    hits' (the last hit on the page), or 1.0 when no word matched.
+
+    Why the lowest: such a paper has no word evidence, so at equal meaning it ranks below every
+    word hit; with more meaning it passes the weakest of them (cosine 0.7 against a word hit's
+    0.1), never a strong one. It is each store's own BM25 scale, as the word hits' are.
+
+    >>> semantic_floor([3.5, 1.25]), semantic_floor([])
+    (1.25, 1.0)
+    """
+    return min(bm25) if bm25 else 1.0
+
+
+def semantic_hits(nearest: Sequence[tuple[str, float]], floor: float) -> list[tuple[str, float]]:
+    """Papers found by meaning alone (id, cosine), with at least :data:`SEMANTIC_MIN_COSINE`,
+    scored as a word hit is (:func:`blended_score`) from the BM25 score ``floor``.
+
+    >>> semantic_hits([("p1", 0.5), ("p2", 0.1)], 2.0)
+    [('p1', 3.0)]
+    """
+    return [(pid, blended_score(floor, cos)) for pid, cos in nearest if cos >= SEMANTIC_MIN_COSINE]

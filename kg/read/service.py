@@ -321,24 +321,36 @@ class ReadService:
             _, words = search_terms(text)
             if len(hits) < limit and len(words) > 1:
                 hits = self.store.search(text, limit)
-            return self._blend(text, hits)
+            return self._blend(text, hits, limit)
 
         return self._memo(("search", text, limit), run)
 
-    def _blend(self, text: str, hits: list[SearchHit]) -> list[SearchHit]:
-        """The hits re-ranked with the meaning of the text where papers have embeddings: a
-        paper's score is its BM25 score times ``1 + max(0, cosine(text, paper))``
-        (:func:`likeness.blended_score`); concepts and papers without a vector keep theirs.
-        A store without embeddings answers exactly as before (no model is loaded)."""
-        papers = [h.node.id for h in hits if h.node.label == "Paper"]
-        found = dict(zip(papers, self.store.paper_embeddings(papers), strict=True)) if papers else {}
-        vectors = {pid: v for pid, v in found.items() if v is not None}
-        if not vectors:
+    def _blend(self, text: str, hits: list[SearchHit], limit: int) -> list[SearchHit]:
+        """The hits re-ranked with the meaning of the text where papers have embeddings, and the
+        papers nearest in meaning added (:func:`likeness.semantic_hits`): a paper's score is its
+        BM25 score times ``1 + max(0, cosine(text, paper))`` (:func:`likeness.blended_score`);
+        concepts and papers without a vector keep theirs. A store without embeddings answers
+        exactly as before (no model is loaded)."""
+        if not self._has_vectors():
             return hits
         query = self._memo(("like", text), lambda: _embed_text(text))
-        cosines = likeness.cosines(query, vectors)
+        phrases, _ = search_terms(text)
+        nearest = [] if phrases else self.store.nearest_papers(query, limit)
+        words = {h.node.id for h in hits}
+        added = [pid for pid, _ in nearest if pid not in words]
+        papers = [h.node.id for h in hits if h.node.label == "Paper"] + added
+        found = dict(zip(papers, self.store.paper_embeddings(papers), strict=True))
+        cosines = likeness.cosines(query, {pid: v for pid, v in found.items() if v is not None})
         blended = [SearchHit(h.node, likeness.blended_score(h.score, cosines.get(h.node.id))) for h in hits]
-        return sorted(blended, key=lambda h: (-h.score, h.node.id))
+        floor = likeness.semantic_floor([h.score for h in hits])
+        semantic = likeness.semantic_hits([(pid, cosines[pid]) for pid in added if pid in cosines], floor)
+        nodes = {n.id: n for n in self._nodes([pid for pid, _ in semantic])}
+        blended += [SearchHit(nodes[pid], score) for pid, score in semantic if pid in nodes]
+        return sorted(blended, key=lambda h: (-h.score, h.node.id))[:limit]
+
+    def _has_vectors(self) -> bool:
+        """Whether any paper has an embedding (asked once per store version)."""
+        return self._memo("has-vectors", lambda: bool(self.store.nearest_papers(likeness.PROBE, 1)))
 
     # -- likeness (kg.read.likeness) -------------------------------------------------------------
     def similar(self, paper_id: str, limit: int) -> list[likeness.Similar]:

@@ -178,3 +178,21 @@ def test_a_paper_without_embedding_has_no_similar(
     with serve_app(create_app(Settings(), store=store)) as server, httpx.Client(base_url=server.url) as c:
         body = post_to(c, SIMILAR, {"id": records[0].paper.id, "n": 3})
     assert body["data"]["paper"]["similar"] == []
+
+
+SEARCH = """query($text: String!) { search(text: $text, first: 10) {
+  score paper { id title abstract } concept { id } } }"""
+
+
+def test_search_lists_papers_found_by_meaning_alone(served: Any, store: Any) -> None:
+    body = served(SEARCH, text="picture recognition")
+    assert "errors" not in body, body
+    hits = body["data"]["search"]
+    worded = {h.node.id for h in store.search("picture recognition", 1000)}
+    by_meaning = [h for h in hits if h["paper"] and h["paper"]["id"] not in worded]
+    assert by_meaning  # papers with neither word, listed for what they mean
+    assert all("picture" not in (h["paper"]["title"] + h["paper"]["abstract"]).lower() for h in by_meaning)
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    phrase = served(SEARCH, text='"picture recognition"')["data"]["search"]
+    assert {h["paper"]["id"] for h in phrase if h["paper"]} <= worded  # a phrase is a filter
