@@ -417,7 +417,9 @@ class ReadService:
         and ranked exactly (its vectors are 384 bytes each: 7.7 MB at the bound). A larger set is
         a large share of the store, so its members are dense among the nearest: the
         :data:`likeness.LIKE_POOL` nearest papers are read from the store's index and those
-        matching ``query`` kept, in order (exact up to the pool: a match beyond it is not listed).
+        matching ``query`` kept, in order (exact up to the pool: a match beyond it is not listed). At 86,859
+        papers (bench/README.md, "like with conditions"): a 4,516-paper set 42 ms; a 75,066-paper
+        set 0.75 s this way against 1.3 s read whole, with the same top 20.
         """
         count = self.paper_count(query)
         if count <= likeness.FILTER_FIRST_MAX:
