@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from enum import Enum
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -23,14 +23,14 @@ from strawberry.types.nodes import SelectedField, Selection
 
 from api.context import Context
 from kg.core.ids import fold
-from kg.core.models import Node
+from kg.core.models import Node, RelType
 from kg.read.institutions import Affiliation
 from kg.read.key_concepts import KeyConcept as DomainKeyConcept
 from kg.read.likeness import SharedConcept as DomainShared
 from kg.read.likeness import Similar
 from kg.read.service import PaperFilter, PaperPage
+from kg.stores.protocol import Direction, Page, PaperQuery
 from kg.stores.protocol import Edge as StoreEdge
-from kg.stores.protocol import Page, PaperQuery
 from kg.stores.protocol import PaperOrder as StoreOrder
 
 Info = strawberry.Info[Context, None]
@@ -580,6 +580,53 @@ class RelatedConcept:
     papers: int
 
 
+async def _author_query(author: Author, info: Info) -> PaperQuery:
+    return PaperQuery(author=author.id)
+
+
+async def _venue_query(venue: Venue, info: Info) -> PaperQuery:
+    return PaperQuery(venues=(venue.id,))
+
+
+async def _topic_query(topic: Topic, info: Info) -> PaperQuery:
+    return await info.context.call(info.context.service.topic_query, topic.id)
+
+
+async def _institution_query(institution: Institution, info: Info) -> PaperQuery:
+    ids = await info.context.call(info.context.service.institution_papers, institution.id)
+    return PaperQuery(papers=ids)
+
+
+def papers_field(description: str, query_of: Callable[[Any, Info], Awaitable[PaperQuery]]) -> Any:
+    """The ``papers(first, after, orderBy)`` field of an author, venue, topic or institution:
+    the papers ``query_of`` selects for the object, newest first unless ``orderBy`` says
+    otherwise. One definition, so the four lists page and order alike and their arguments cannot
+    drift apart."""
+
+    async def papers(
+        root: strawberry.Parent[Any],
+        info: Info,
+        first: int | None = DEFAULT_PAGE,
+        after: str | None = None,
+        order_by: PaperOrder | None = PaperOrder.NEWEST,
+    ) -> Connection[Paper]:
+        query = await query_of(root, info)
+        return await paper_connection(info, replace(query, order=paper_order(order_by)), first, after)
+
+    return strawberry.field(resolver=papers, description=description)
+
+
+def degree_field(rel_type: RelType, direction: Direction) -> Any:
+    """A ``paperCount`` field counted by the per-request degree loader: the object's
+    ``rel_type`` relationships in ``direction`` (an author's AUTHORED out, a venue's
+    PUBLISHED_IN in)."""
+
+    async def paper_count(root: strawberry.Parent[Any], info: Info) -> int:
+        return await info.context.loaders.degree(rel_type, direction).load(root.id)
+
+    return strawberry.field(resolver=paper_count)
+
+
 @strawberry.type(description="A person who wrote papers in the graph.")
 class Author:
     node: strawberry.Private[Node]
@@ -596,20 +643,8 @@ class Author:
             nickname=_str(node, "nickname"),
         )
 
-    @strawberry.field
-    async def paper_count(self, info: Info) -> int:
-        return await info.context.loaders.degree("AUTHORED", "out").load(self.id)
-
-    @strawberry.field(description="Their papers, newest first (`orderBy`).")
-    async def papers(
-        self,
-        info: Info,
-        first: int | None = DEFAULT_PAGE,
-        after: str | None = None,
-        order_by: PaperOrder | None = PaperOrder.NEWEST,
-    ) -> Connection[Paper]:
-        query = PaperQuery(author=self.id, order=paper_order(order_by))
-        return await paper_connection(info, query, first, after)
+    paper_count: int = degree_field("AUTHORED", "out")
+    papers: Connection[Paper] = papers_field("Their papers, newest first (`orderBy`).", _author_query)
 
     @strawberry.field(description="Co-authors, most shared papers first, then by name.")
     def coauthors(self, info: Info, first: int | None = None) -> list[Coauthor]:
@@ -701,20 +736,10 @@ class Venue:
             year=_int(node, "year"),
         )
 
-    @strawberry.field
-    async def paper_count(self, info: Info) -> int:
-        return await info.context.loaders.degree("PUBLISHED_IN", "in").load(self.id)
-
-    @strawberry.field(description="Its papers, newest first, then by title (`orderBy`).")
-    async def papers(
-        self,
-        info: Info,
-        first: int | None = DEFAULT_PAGE,
-        after: str | None = None,
-        order_by: PaperOrder | None = PaperOrder.NEWEST,
-    ) -> Connection[Paper]:
-        query = PaperQuery(venues=(self.id,), order=paper_order(order_by))
-        return await paper_connection(info, query, first, after)
+    paper_count: int = degree_field("PUBLISHED_IN", "in")
+    papers: Connection[Paper] = papers_field(
+        "Its papers, newest first, then by title (`orderBy`).", _venue_query
+    )
 
     @strawberry.field(description="The concepts most of its papers (of `year`, or all) are about.")
     async def top_concepts(
@@ -776,16 +801,9 @@ class Topic:
         query = await info.context.call(service.topic_query, self.id)
         return await info.context.call(service.paper_count, query)
 
-    @strawberry.field(description="Papers under it, including its subtopics, newest first (`orderBy`).")
-    async def papers(
-        self,
-        info: Info,
-        first: int | None = DEFAULT_PAGE,
-        after: str | None = None,
-        order_by: PaperOrder | None = PaperOrder.NEWEST,
-    ) -> Connection[Paper]:
-        query = await info.context.call(info.context.service.topic_query, self.id)
-        return await paper_connection(info, replace(query, order=paper_order(order_by)), first, after)
+    papers: Connection[Paper] = papers_field(
+        "Papers under it, including its subtopics, newest first (`orderBy`).", _topic_query
+    )
 
     @strawberry.field
     async def parent(self, info: Info) -> Topic | None:
@@ -1014,18 +1032,9 @@ class Institution:
             for a in rows[:n]
         ]
 
-    @strawberry.field(
-        description="The papers where an author gave it as affiliation, newest first (`orderBy`)."
+    papers: Connection[Paper] = papers_field(
+        "The papers where an author gave it as affiliation, newest first (`orderBy`).", _institution_query
     )
-    async def papers(
-        self,
-        info: Info,
-        first: int | None = DEFAULT_PAGE,
-        after: str | None = None,
-        order_by: PaperOrder | None = PaperOrder.NEWEST,
-    ) -> Connection[Paper]:
-        ids = await info.context.call(info.context.service.institution_papers, self.id)
-        return await paper_connection(info, PaperQuery(papers=ids, order=paper_order(order_by)), first, after)
 
 
 @strawberry.type(description="An author of an institution: papers there and their years.")
