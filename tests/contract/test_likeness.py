@@ -20,6 +20,7 @@ from kg.ingest.pipeline import Pipeline
 from kg.read import likeness
 from kg.read.service import PaperFilter, ReadService
 from kg.readers import read_file
+from kg.stores.sqlite.store import SQLiteStore
 
 DATA = Path(__file__).parents[1] / "data" / "iclr2018.jsonl"
 PAPERS = 30
@@ -70,6 +71,22 @@ def test_nearest_papers_equal_a_brute_force_ranking(store: Any, records: list[Pa
         checked += 1
     assert checked == 10
     assert store.nearest_papers(records[0].embedding, 0) == []
+
+
+def test_an_in_memory_store_answers_vector_reads(records: list[PaperRecord]) -> None:
+    """``SQLiteStore(None)`` (no file) reads its vectors through the locked single connection,
+    whose rows must iterate like a cursor's; it used to raise TypeError on the first read."""
+    memory = SQLiteStore(None)
+    try:
+        memory.upsert(records)
+        first = records[0]
+        assert first.embedding is not None
+        got = memory.nearest_papers(first.embedding, 3, exclude=[first.paper.id])
+        assert [pid for pid, _ in got] == [
+            pid for pid, _ in brute_force(records, first.embedding, first.paper.id)[:3]
+        ]
+    finally:
+        memory.close()
 
 
 def test_reingest_changes_nothing(store: Any, records: list[PaperRecord]) -> None:

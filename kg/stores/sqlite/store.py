@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from kg.core import deadline
 from kg.core.errors import GraphStoreError
@@ -430,8 +430,14 @@ class _Locked:
 
 
 class _Rows:
+    """The rows of one statement, read under the lock; iterable like the cursor it stands for
+    (the vector reads iterate over ``execute``)."""
+
     def __init__(self, rows: list[object]) -> None:
         self._rows = rows
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._rows)
 
     def fetchall(self) -> list[object]:
         return self._rows
