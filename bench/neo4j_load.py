@@ -50,7 +50,7 @@ import resource
 import statistics
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -191,43 +191,59 @@ def upsert_timed(store: Neo4jStore, records: Sequence[PaperRecord], batch: int) 
     return time.perf_counter() - t0, per
 
 
+Run = Callable[..., Any]
+
+
 @contextlib.contextmanager
-def statement_times(totals: dict[str, list[float]]) -> Iterator[None]:
-    """Seconds and calls per statement (its first 70 characters) of every upsert statement.
-
-    Wraps ``neo4j.Transaction.run`` (explicit transactions: the upserts) for the duration, so
-    the read index's statements are counted too; the commit is counted as ``COMMIT``. A write
-    statement's result arrives once the server has executed it, so its seconds are the server's
-    work, the Bolt round trip and the client's decoding: what an upsert waits for.
-    """
+def transaction_hooks(wrap_run: Callable[[Run], Run], on_commit: Callable[[float], None]) -> Iterator[None]:
+    """For the duration, ``neo4j.Transaction.run`` is ``wrap_run(original run)`` and every commit's
+    seconds go to ``on_commit``; both are restored after. Explicit transactions are what the
+    upserts use, so this sees every statement of a batch, the read index's included. Used by
+    :func:`statement_times` here and by ``bench/neo4j_profile.py``."""
     run, commit = neo4j.Transaction.run, neo4j.Transaction.commit
-
-    def add(text: str, since: float) -> None:
-        entry = totals.setdefault(text, [0.0, 0])
-        entry[0] += time.perf_counter() - since
-        entry[1] += 1
-
-    def timed_run(self: neo4j.Transaction, query: str, parameters: Any = None, **kw: Any) -> Any:
-        t = time.perf_counter()
-        try:
-            return run(self, query, parameters, **kw)
-        finally:
-            add(" ".join(query.split())[:70], t)
 
     def timed_commit(self: neo4j.Transaction) -> Any:
         t = time.perf_counter()
         try:
             return commit(self)
         finally:
-            add("COMMIT", t)
+            on_commit(time.perf_counter() - t)
 
-    neo4j.Transaction.run = timed_run  # type: ignore[method-assign, assignment]
+    neo4j.Transaction.run = wrap_run(run)  # type: ignore[method-assign]
     neo4j.Transaction.commit = timed_commit  # type: ignore[method-assign]
     try:
         yield
     finally:
         neo4j.Transaction.run = run  # type: ignore[method-assign]
         neo4j.Transaction.commit = commit  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def statement_times(totals: dict[str, list[float]]) -> Iterator[None]:
+    """Seconds and calls per statement (its first 70 characters) of every upsert statement.
+
+    The commit is counted as ``COMMIT``. A write statement's result arrives once the server has
+    executed it, so its seconds are the server's work, the Bolt round trip and the client's
+    decoding: what an upsert waits for.
+    """
+
+    def add(text: str, seconds: float) -> None:
+        entry = totals.setdefault(text, [0.0, 0])
+        entry[0] += seconds
+        entry[1] += 1
+
+    def wrap(run: Run) -> Run:
+        def timed_run(self: neo4j.Transaction, query: str, parameters: Any = None, **kw: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return run(self, query, parameters, **kw)
+            finally:
+                add(" ".join(query.split())[:70], time.perf_counter() - t)
+
+        return timed_run
+
+    with transaction_hooks(wrap, lambda seconds: add("COMMIT", seconds)):
+        yield
 
 
 def one_run(

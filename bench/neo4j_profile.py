@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import neo4j  # noqa: E402
 
-from bench.neo4j_load import clear, load_records  # noqa: E402
+from bench.neo4j_load import Run, clear, load_records, transaction_hooks  # noqa: E402
 from kg.core.config import Settings  # noqa: E402
 from kg.stores.neo4j.bulk import bulk_load, default_home, driver_for  # noqa: E402
 from kg.stores.neo4j.store import Neo4jStore  # noqa: E402
@@ -93,42 +93,32 @@ def _key(text: str) -> str:
 @contextlib.contextmanager
 def profiled(totals: dict[str, StatementProfile], commits: list[float]) -> Iterator[None]:
     """Run every statement of explicit transactions under ``PROFILE`` and time every commit."""
-    run, commit = neo4j.Transaction.run, neo4j.Transaction.commit
 
-    def profiled_run(self: neo4j.Transaction, query: str, parameters: Any = None, **kw: Any) -> Any:
-        t = time.perf_counter()
-        result = run(self, f"PROFILE {query}", parameters, **kw)
-        records = list(result)
-        summary = result.consume()
-        entry = totals.setdefault(_key(query), StatementProfile())
-        entry.calls += 1
-        entry.seconds += time.perf_counter() - t
-        plan = summary.profile or {}
-        for op in _walk(plan):
-            name = str(op.get("operatorType", "?")).split("@")[0]
-            hits = int(op.get("dbHits", 0) or 0)
-            entry.db_hits += hits
-            entry.misses += int(op.get("pageCacheMisses", 0) or 0)
-            entry.operators[name] += hits
-            if name.startswith(SUSPECT):
-                entry.flags.add(name)
-        entry.rows += int(plan.get("rows", 0) or 0)
-        return _Done(records, summary)
+    def wrap(run: Run) -> Run:
+        def profiled_run(self: neo4j.Transaction, query: str, parameters: Any = None, **kw: Any) -> Any:
+            t = time.perf_counter()
+            result = run(self, f"PROFILE {query}", parameters, **kw)
+            records = list(result)
+            summary = result.consume()
+            entry = totals.setdefault(_key(query), StatementProfile())
+            entry.calls += 1
+            entry.seconds += time.perf_counter() - t
+            plan = summary.profile or {}
+            for op in _walk(plan):
+                name = str(op.get("operatorType", "?")).split("@")[0]
+                hits = int(op.get("dbHits", 0) or 0)
+                entry.db_hits += hits
+                entry.misses += int(op.get("pageCacheMisses", 0) or 0)
+                entry.operators[name] += hits
+                if name.startswith(SUSPECT):
+                    entry.flags.add(name)
+            entry.rows += int(plan.get("rows", 0) or 0)
+            return _Done(records, summary)
 
-    def timed_commit(self: neo4j.Transaction) -> Any:
-        t = time.perf_counter()
-        try:
-            return commit(self)
-        finally:
-            commits.append(time.perf_counter() - t)
+        return profiled_run
 
-    neo4j.Transaction.run = profiled_run  # type: ignore[method-assign, assignment]
-    neo4j.Transaction.commit = timed_commit  # type: ignore[method-assign]
-    try:
+    with transaction_hooks(wrap, commits.append):
         yield
-    finally:
-        neo4j.Transaction.run = run  # type: ignore[method-assign]
-        neo4j.Transaction.commit = commit  # type: ignore[method-assign]
 
 
 def report(totals: dict[str, StatementProfile], commits: list[float], wall: float, papers: int) -> None:

@@ -31,6 +31,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from extractors.concepts.vocabulary import is_a_kinds  # noqa: E402
+
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "extractors" / "data" / "concepts.json"
 KINDS = ("CONCEPT", "METHOD", "TASK", "DATASET", "MODEL", "METRIC")
 CONCEPT_KEYS = frozenset({"name", "kind", "aliases", "broader"})
@@ -269,23 +273,6 @@ def check_broader(concepts: list[dict[str, Any]], report: Report) -> dict[str, l
                 targets.append(target)
         edges[name] = targets
     return edges
-
-
-def is_a_kinds(name: str, kind: str, parent_kind: str) -> bool:
-    """Whether a ``kind -> parent_kind`` link can be is-a.
-
-    Same kind; or under a CONCEPT (a field or paradigm) for a concept, method, task or a class
-    of models ("autoencoders"), but not for a named model ("CLIP"), a dataset or a metric.
-
-    >>> is_a_kinds("CLIP", "MODEL", "METHOD"), is_a_kinds("autoencoders", "MODEL", "CONCEPT")
-    (False, True)
-    """
-    if kind == parent_kind:
-        return True
-    if parent_kind != "CONCEPT":
-        return False
-    named = any(ch.isdigit() or ch.isupper() for ch in name)
-    return kind in ("CONCEPT", "METHOD", "TASK") or (kind == "MODEL" and not named)
 
 
 def find_cycle(edges: dict[str, list[str]]) -> list[str] | None:

@@ -56,7 +56,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy.tokenizer import Tokenizer  # noqa: E402
 
-from extractors.concepts.vocabulary import DEFAULT_VOCABULARY, Vocabulary, default_vocabulary, phrase_key  # noqa: E402
+from extractors.concepts.vocabulary import (  # noqa: E402
+    DEFAULT_VOCABULARY,
+    Vocabulary,
+    default_vocabulary,
+    is_a_kinds,
+    phrase_key,
+)
 from kg.eval.evaluation import EvalPaper, is_present  # noqa: E402
 from kg.ingest.nlp import load_nlp  # noqa: E402
 
@@ -237,23 +243,13 @@ def kind_of(name: str, key: tuple[str, ...]) -> str:
     return "METHOD" if head.endswith(("ing", "tion", "ment")) and len(key) > 1 else "CONCEPT"
 
 
-def is_a(name: str, kind: str, parent_kind: str) -> bool:
-    """Whether ``kind -> parent_kind`` can be is-a (the rule of ``scripts/check_vocabulary.py``)."""
-    if kind == parent_kind:
-        return True
-    if parent_kind != "CONCEPT":
-        return False
-    named = any(ch.isdigit() or ch.isupper() for ch in name)
-    return kind in ("CONCEPT", "METHOD", "TASK") or (kind == "MODEL" and not named)
-
-
 def head_parent(key: tuple[str, ...], name: str, kind: str, vocab: Vocabulary) -> str | None:
     """The vocabulary concept named by the longest proper tail of the phrase, if is-a can hold."""
     for start in range(1, len(key)):
         cid = vocab.index.get(key[start:])
         if cid is not None:
             parent = vocab.concepts[cid]
-            return parent.name if is_a(name, kind, parent.kind) else None
+            return parent.name if is_a_kinds(name, kind, parent.kind) else None
     return None
 
 

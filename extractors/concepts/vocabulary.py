@@ -32,6 +32,7 @@ __all__ = [
     "VocabConcept",
     "Vocabulary",
     "default_vocabulary",
+    "is_a_kinds",
     "load_vocabulary_entries",
     "match_stream",
     "needs_context",
@@ -420,3 +421,20 @@ def default_vocabulary(tokenizer: Tokenizer, path: Path = DEFAULT_VOCABULARY) ->
     """The shipped vocabulary, built once per tokenizer, from the precomputed keys next to the
     file when they match it and the tokenizer."""
     return _cached(path, id(tokenizer), tokenizer)
+
+
+def is_a_kinds(name: str, kind: str, parent_kind: str) -> bool:
+    """Whether a ``kind -> parent_kind`` link can be is-a.
+
+    Same kind; or under a CONCEPT (a field or paradigm) for a concept, method, task or a class
+    of models ("autoencoders"), but not for a named model ("CLIP"), a dataset or a metric.
+
+    >>> is_a_kinds("CLIP", "MODEL", "METHOD"), is_a_kinds("autoencoders", "MODEL", "CONCEPT")
+    (False, True)
+    """
+    if kind == parent_kind:
+        return True
+    if parent_kind != "CONCEPT":
+        return False
+    named = any(ch.isdigit() or ch.isupper() for ch in name)
+    return kind in ("CONCEPT", "METHOD", "TASK") or (kind == "MODEL" and not named)
