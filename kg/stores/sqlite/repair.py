@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from extractors.embedding import DIMENSIONS
 from kg.core.models import Properties
-from kg.stores.sqlite import check, schema
+from kg.stores.sqlite import check, schema, vectors
 
 DB_FILE = "graph.sqlite"
 RANGE = 1000  # node row ids read per query where the whole table cannot be read at once
@@ -386,6 +387,8 @@ def _copy(source: _Source, target: sqlite3.Connection, salvage: Salvage) -> None
         _copy_keyphrases(source, target, labels, salvage)
     if "analysis" in tables:
         _copy_analysis(source, target, labels, salvage)
+    if "embeddings" in tables:
+        _copy_embeddings(source, target, labels, salvage)
     _recount(target)
     _copy_meta(source, target, tables)
 
@@ -462,6 +465,29 @@ def _copy_analysis(
     target.executemany(
         f"INSERT OR IGNORE INTO analysis ({', '.join(columns)}) VALUES (?,?,?,?,?,?)",
         [r for r in rows if r[1] in labels],
+    )
+
+
+def _copy_embeddings(
+    source: _Source, target: sqlite3.Connection, labels: dict[str, str], salvage: Salvage
+) -> None:
+    """Paper vectors (``similar``, ``like``, search's semantic part): copied where readable and
+    whole, else left for ``kg embed``, which fills in every paper without one."""
+    rows = source.rows("SELECT paper_id, vector FROM embeddings")
+    if rows is None:
+        salvage.notes.append("its paper embeddings could not be read (run kg embed)")
+        return
+    target.execute(vectors.DDL)
+    target.executemany(
+        "INSERT OR IGNORE INTO embeddings (paper_id, vector) VALUES (?,?)",
+        [
+            (pid, blob)
+            for pid, blob in rows
+            if isinstance(pid, str)
+            and labels.get(pid) == "Paper"
+            and isinstance(blob, bytes)
+            and len(blob) == DIMENSIONS
+        ],
     )
 
 
