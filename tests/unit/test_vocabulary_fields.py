@@ -4,24 +4,25 @@ pipeline."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
 from kg.core.ids import concept_id
 from kg.core.models import PaperRecord, RawPaper, Relationship
 from kg.eval.concept_quality import lexical_support
-from kg.ingest.nlp import load_nlp
 from kg.ingest.pipeline import Pipeline
 
 
 @pytest.fixture(scope="module")
-def fast() -> Pipeline:
-    return Pipeline(nlp=load_nlp(mode="fast"), mode="fast")
+def fast(nlp_fast: Any) -> Pipeline:
+    return Pipeline(nlp=nlp_fast, mode="fast")
 
 
 @pytest.fixture(scope="module")
-def vocab() -> Vocabulary:
-    return default_vocabulary(load_nlp(mode="fast").tokenizer)
+def vocab(nlp_fast: Any) -> Vocabulary:
+    return default_vocabulary(nlp_fast.tokenizer)
 
 
 def record(pipeline: Pipeline, title: str, abstract: str) -> PaperRecord:
@@ -75,9 +76,9 @@ def test_case_blind_names_still_match_any_case(fast: Pipeline) -> None:
     ],
 )
 def test_field_keywords_resolve_under_their_parent(
-    vocab: Vocabulary, keyword: str, concept: str, parent: str
+    vocab: Vocabulary, nlp_fast: Any, keyword: str, concept: str, parent: str
 ) -> None:
-    found = vocab.lookup(load_nlp(mode="fast").tokenizer, keyword)
+    found = vocab.lookup(nlp_fast.tokenizer, keyword)
     assert found is not None and found.name == concept
     assert concept_id(parent) in vocab.ancestors(found.id)
 
