@@ -107,18 +107,35 @@ def first_sentence(abstract: str) -> str:
     return text if m is None else text[: m.end()]
 
 
-def _contains(text: str, phrase: str) -> bool:
-    """Whether ``phrase``'s words occur in ``text`` in a row (loose keys: any case, plurals)."""
+def _has_run(have: Sequence[str], phrase: str) -> bool:
+    """Whether ``phrase``'s loose-key words occur in the words ``have`` in a row."""
     want = loose_key(phrase).split()
-    have = loose_key(text).split()
     n = len(want)
     return n > 0 and any(have[i : i + n] == want for i in range(len(have) - n + 1))
 
 
-def earns_node(paper: Properties, node: Properties, rel: Properties) -> bool:
+def headline_words(paper: Properties) -> list[list[str]]:
+    """The loose-key words of the places :func:`earns_node` looks in: the paper's title and its
+    abstract's first sentence.
+
+    Why apart: a record has a dozen provisional concepts and every one was checked against the
+    same title and sentence, keyed again each time (7% of the writer at 10k papers); a record's
+    places are keyed once (:func:`_headline`).
+    """
+    title, abstract = paper.get("title"), paper.get("abstract")
+    places = [str(title)] if isinstance(title, str) else []
+    if isinstance(abstract, str):
+        places.append(first_sentence(abstract))
+    return [loose_key(place).split() for place in places]
+
+
+def earns_node(
+    paper: Properties, node: Properties, rel: Properties, places: list[list[str]] | None = None
+) -> bool:
     """Whether a provisional concept of one record is a node from its first paper: the paper is
     about it (``rel``: its ``MENTIONS``) and its title or the abstract's first sentence names it
-    (its ``surface`` or ``name``).
+    (its ``surface`` or ``name``). ``places``: :func:`headline_words` of ``paper``, when the
+    caller checks several concepts of one paper.
 
     Why: "Tor network" in the title and first sentence of the one paper about it was hidden
     until a second paper used the phrase; a paper's headline phrase is what a reader looks for.
@@ -127,12 +144,11 @@ def earns_node(paper: Properties, node: Properties, rel: Properties) -> bool:
     """
     if rel.get("about") is not True:
         return False
-    title, abstract = paper.get("title"), paper.get("abstract")
-    places = [str(title)] if isinstance(title, str) else []
-    if isinstance(abstract, str):
-        places.append(first_sentence(abstract))
     phrases = {str(x) for x in (rel.get("surface"), node.get("name")) if isinstance(x, str) and x}
-    return any(_contains(place, phrase) for place in places for phrase in phrases)
+    if not phrases:
+        return False
+    words = headline_words(paper) if places is None else places
+    return any(_has_run(have, phrase) for have in words for phrase in phrases)
 
 
 def phrase_key(node: Properties) -> str:
@@ -182,14 +198,20 @@ def _headline(record: PaperRecord) -> PaperRecord:
     provisional = {n.id: n for n in record.nodes if _is_provisional(n)}
     if not provisional:
         return record
-    earned = {
-        rel.end
-        for rel in record.relationships
-        if rel.type == "MENTIONS"
-        and rel.start == record.paper.id
-        and rel.end in provisional
-        and earns_node(record.paper.properties, provisional[rel.end].properties, rel.properties)
-    }
+    paper = record.paper.properties
+    places: list[list[str]] | None = None  # keyed once, when a concept is about the paper
+    earned = set()
+    for rel in record.relationships:
+        if (
+            rel.type == "MENTIONS"
+            and rel.start == record.paper.id
+            and rel.end in provisional
+            and rel.properties.get("about") is True
+        ):
+            if places is None:
+                places = headline_words(paper)
+            if earns_node(paper, provisional[rel.end].properties, rel.properties, places):
+                earned.add(rel.end)
     if not earned:
         return record
     nodes = [
