@@ -116,13 +116,13 @@ def _earns_by_definition(paper: Properties, node: Properties, rel: Properties) -
 def test_the_headline_rule_with_the_papers_words_keyed_once_decides_as_the_definition(
     seed_records: list[PaperRecord],
 ) -> None:
-    crafted = [
+    crafted: list[tuple[Properties, str]] = [
         ({"title": "Tor networks at scale", "abstract": "We study it. Then more."}, "Tor network"),
         ({"abstract": "We measure the Tor network. Then more."}, "tor networks"),
         ({"title": "Nothing here", "abstract": "We study it. The Tor network later."}, "Tor network"),
         ({"title": "Tor", "abstract": None}, ""),
     ]
-    cases = [
+    cases: list[tuple[Properties, Properties, Properties]] = [
         (paper, {"name": name}, {"about": about, "surface": name})
         for paper, name in crafted
         for about in (True, False, None)
