@@ -40,8 +40,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from kg.core.merge import merge_properties, sorted_set
-from kg.core.models import Node, PaperRecord, Properties, Relationship
+from kg.core.merge import merge_properties, normalize_properties, sorted_set
+from kg.core.models import Node, PaperRecord, Properties, Relationship, trusted_node, trusted_record
 from kg.core.names import loose_key
 
 PROVISIONAL = "provisional"
@@ -107,18 +107,34 @@ def first_sentence(abstract: str) -> str:
     return text if m is None else text[: m.end()]
 
 
-def _contains(text: str, phrase: str) -> bool:
-    """Whether ``phrase``'s words occur in ``text`` in a row (loose keys: any case, plurals)."""
-    want = loose_key(phrase).split()
-    have = loose_key(text).split()
+def _has_run(have: Sequence[str], want: Sequence[str]) -> bool:
+    """Whether the words ``want`` occur in the words ``have`` in a row."""
     n = len(want)
     return n > 0 and any(have[i : i + n] == want for i in range(len(have) - n + 1))
 
 
-def earns_node(paper: Properties, node: Properties, rel: Properties) -> bool:
+def headline_words(paper: Properties) -> list[list[str]]:
+    """The loose-key words of the places :func:`earns_node` looks in: the paper's title and its
+    abstract's first sentence.
+
+    Why apart: a record has a dozen provisional concepts and every one was checked against the
+    same title and sentence, keyed again each time (7% of the writer at 10k papers); a record's
+    places are keyed once (:func:`_headline`).
+    """
+    title, abstract = paper.get("title"), paper.get("abstract")
+    places = [str(title)] if isinstance(title, str) else []
+    if isinstance(abstract, str):
+        places.append(first_sentence(abstract))
+    return [loose_key(place).split() for place in places]
+
+
+def earns_node(
+    paper: Properties, node: Properties, rel: Properties, places: list[list[str]] | None = None
+) -> bool:
     """Whether a provisional concept of one record is a node from its first paper: the paper is
     about it (``rel``: its ``MENTIONS``) and its title or the abstract's first sentence names it
-    (its ``surface`` or ``name``).
+    (its ``surface`` or ``name``). ``places``: :func:`headline_words` of ``paper``, when the
+    caller checks several concepts of one paper.
 
     Why: "Tor network" in the title and first sentence of the one paper about it was hidden
     until a second paper used the phrase; a paper's headline phrase is what a reader looks for.
@@ -127,12 +143,12 @@ def earns_node(paper: Properties, node: Properties, rel: Properties) -> bool:
     """
     if rel.get("about") is not True:
         return False
-    title, abstract = paper.get("title"), paper.get("abstract")
-    places = [str(title)] if isinstance(title, str) else []
-    if isinstance(abstract, str):
-        places.append(first_sentence(abstract))
     phrases = {str(x) for x in (rel.get("surface"), node.get("name")) if isinstance(x, str) and x}
-    return any(_contains(place, phrase) for place in places for phrase in phrases)
+    if not phrases:
+        return False
+    wants = [loose_key(phrase).split() for phrase in phrases]
+    words = headline_words(paper) if places is None else places
+    return any(_has_run(have, want) for have in words for want in wants)
 
 
 def phrase_key(node: Properties) -> str:
@@ -182,21 +198,24 @@ def _headline(record: PaperRecord) -> PaperRecord:
     provisional = {n.id: n for n in record.nodes if _is_provisional(n)}
     if not provisional:
         return record
-    earned = {
-        rel.end
-        for rel in record.relationships
-        if rel.type == "MENTIONS"
-        and rel.start == record.paper.id
-        and rel.end in provisional
-        and earns_node(record.paper.properties, provisional[rel.end].properties, rel.properties)
-    }
+    paper = record.paper.properties
+    places: list[list[str]] | None = None  # keyed once, when a concept is about the paper
+    earned = set()
+    for rel in record.relationships:
+        if (
+            rel.type == "MENTIONS"
+            and rel.start == record.paper.id
+            and rel.end in provisional
+            and rel.properties.get("about") is True
+        ):
+            if places is None:
+                places = headline_words(paper)
+            if earns_node(paper, provisional[rel.end].properties, rel.properties, places):
+                earned.add(rel.end)
     if not earned:
         return record
-    nodes = [
-        n.model_copy(update={"properties": _stripped(n.properties)}) if n.id in earned else n
-        for n in record.nodes
-    ]
-    return record.model_copy(update={"nodes": nodes})
+    nodes = [_unmarked(n) if n.id in earned else n for n in record.nodes]
+    return trusted_record(record.paper, nodes, record.relationships, record.embedding)
 
 
 def _is_provisional(node: Node) -> bool:
@@ -205,6 +224,12 @@ def _is_provisional(node: Node) -> bool:
 
 def _stripped(props: Properties) -> Properties:
     return {k: v for k, v in props.items() if k != PROVISIONAL}
+
+
+def _unmarked(node: Node) -> Node:
+    """``node`` without its provisional mark. Built without validation (its values come from a
+    validated node; ``model_copy`` cost a tenth of the plan, copying each model's internals)."""
+    return trusted_node(node.id, node.label, _stripped(node.properties))
 
 
 def _link_text(rel: Relationship) -> str:
@@ -254,7 +279,9 @@ def _merge_row(
     own rule (the maps by :func:`kg.core.merge.merge_properties`, phrases and links as sets), so the
     row does not depend on the order the paper's listings came in."""
     if old is None:
-        return _row_node(merge_properties({}, node), [phrase], links), merge_properties({}, rel)
+        # normalize_properties(p) is merge_properties({}, p) without ranking a side that is
+        # not there: most rows are new, and their names sent them down the general merge path
+        return _row_node(normalize_properties(node), [phrase], links), normalize_properties(rel)
     props, phrases, stored_links = _row_parts(old[0])
     merged = merge_properties(props, node)
     return _row_node(merged, [*phrases, phrase], [*stored_links, *links]), merge_properties(old[1], rel)
@@ -310,11 +337,8 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
             out.records.append(r)  # nothing provisional: the record as it came (no copies)
             continue
         if not hidden:
-            nodes = [
-                n.model_copy(update={"properties": _stripped(n.properties)}) if _is_provisional(n) else n
-                for n in r.nodes
-            ]
-            out.records.append(r.model_copy(update={"nodes": nodes}))
+            nodes = [_unmarked(n) if _is_provisional(n) else n for n in r.nodes]
+            out.records.append(trusted_record(r.paper, nodes, r.relationships, r.embedding))
             continue
         rels = [rel for rel in r.relationships if rel.end not in hidden and rel.start not in hidden]
         # The hidden concept's other relationships (BROADER to its vocabulary head) go into its
@@ -341,20 +365,9 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
                     out.changed_papers.add(r.paper.id)
         names = sorted({_phrase(n) for n in hidden.values()})
         paper_props = {**r.paper.properties, KEYPHRASES: names}
-        nodes = [
-            n.model_copy(update={"properties": _stripped(n.properties)}) if _is_provisional(n) else n
-            for n in r.nodes
-            if n.id not in hidden
-        ]
-        out.records.append(
-            r.model_copy(
-                update={
-                    "paper": r.paper.model_copy(update={"properties": paper_props}),
-                    "nodes": nodes,
-                    "relationships": rels,
-                }
-            )
-        )
+        nodes = [_unmarked(n) if _is_provisional(n) else n for n in r.nodes if n.id not in hidden]
+        paper = trusted_node(r.paper.id, r.paper.label, paper_props)
+        out.records.append(trusted_record(paper, nodes, rels, r.embedding))
     return out
 
 

@@ -17,7 +17,8 @@ from kg.core.collector import collector_relaxed
 from kg.core.config import Settings
 from kg.core.merge import RULED_KEYS, merge_by_rules, merge_properties
 from kg.core.models import Graph, Node, PaperRecord, Properties, Relationship
-from kg.core.provisional import PROVISIONAL, plan
+from kg.core.names import loose_key
+from kg.core.provisional import PROVISIONAL, earns_node, first_sentence, headline_words, plan
 from kg.ingest.job import ingest
 from kg.ingest.pipeline import Pipeline
 from kg.stores import write_size
@@ -94,6 +95,48 @@ def test_a_record_without_provisional_concepts_passes_through_the_plan_unchanged
     # what the general path makes of it: a copy with the same nodes
     assert plain.model_copy(update={"nodes": list(plain.nodes)}) == out.records[1]
     assert [n.id for n in out.records[0].nodes] == ["c:known"] and ("c:rare", "paper:mixed") in out.keep
+
+
+def _earns_by_definition(paper: Properties, node: Properties, rel: Properties) -> bool:
+    """The headline rule as written: a phrase's words in a row in the title or first sentence."""
+    if rel.get("about") is not True:
+        return False
+    places = [str(v) for v in (paper.get("title"),) if isinstance(v, str)]
+    if isinstance(paper.get("abstract"), str):
+        places.append(first_sentence(str(paper["abstract"])))
+    for place in places:
+        have = loose_key(place).split()
+        for phrase in {str(x) for x in (rel.get("surface"), node.get("name")) if isinstance(x, str) and x}:
+            want = loose_key(phrase).split()
+            if want and any(have[i : i + len(want)] == want for i in range(len(have) - len(want) + 1)):
+                return True
+    return False
+
+
+def test_the_headline_rule_with_the_papers_words_keyed_once_decides_as_the_definition(
+    seed_records: list[PaperRecord],
+) -> None:
+    crafted: list[tuple[Properties, str]] = [
+        ({"title": "Tor networks at scale", "abstract": "We study it. Then more."}, "Tor network"),
+        ({"abstract": "We measure the Tor network. Then more."}, "tor networks"),
+        ({"title": "Nothing here", "abstract": "We study it. The Tor network later."}, "Tor network"),
+        ({"title": "Tor", "abstract": None}, ""),
+    ]
+    cases: list[tuple[Properties, Properties, Properties]] = [
+        (paper, {"name": name}, {"about": about, "surface": name})
+        for paper, name in crafted
+        for about in (True, False, None)
+    ]
+    for r in seed_records:
+        mentions = {rel.end: rel.properties for rel in r.relationships if rel.type == "MENTIONS"}
+        cases.extend((r.paper.properties, n.properties, mentions[n.id]) for n in r.nodes if n.id in mentions)
+    verdicts = []
+    for paper, node, rel in cases:
+        want = _earns_by_definition(paper, node, rel)
+        assert earns_node(paper, node, rel) == want
+        assert earns_node(paper, node, rel, headline_words(paper)) == want
+        verdicts.append(want)
+    assert True in verdicts and False in verdicts
 
 
 def _paper_counts(path: Path) -> dict[str, int]:
