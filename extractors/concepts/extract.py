@@ -396,7 +396,7 @@ def _add_predicted(parts: Parts, x: ExtractInput, analysis: Analysis, added: set
         return
     mentioned = {r.end for r in parts.relationships if r.type == "MENTIONS"}
     mentioned.update(c.vocab_id for c in analysis.candidates if c.vocab_id)
-    for pred, score, about in doc_mentions(model, x.doc, mentioned, SCORE_SCALE):
+    for pred, score, about in doc_mentions(model, x.doc, mentioned, SCORE_SCALE, analysis.stream.doc_orths):
         if pred.concept_id not in analysis.vocab.concepts:
             continue  # a model trained on another vocabulary
         name = analysis.vocab.concepts[pred.concept_id].name

@@ -152,9 +152,10 @@ class ConceptPredictor:
         """The index that reads a Doc's term rows without building the terms (built once)."""
         return TermRows(self.terms)
 
-    def doc_probabilities(self, doc: Doc) -> npt.NDArray[np.float64]:
-        """:meth:`probabilities` of ``doc_terms(doc)``, bit for bit, by :attr:`term_rows`."""
-        return self.calibrated(self.decision_rows(self.term_rows.rows(doc)))
+    def doc_probabilities(self, doc: Doc, orths: Sequence[int] | None = None) -> npt.NDArray[np.float64]:
+        """:meth:`probabilities` of ``doc_terms(doc)``, bit for bit, by :attr:`term_rows`
+        (``orths``: the Doc's ``ORTH`` hashes, when read already)."""
+        return self.calibrated(self.decision_rows(self.term_rows.rows(doc, orths)))
 
     def probabilities(self, terms: Iterable[str]) -> npt.NDArray[np.float64]:
         """Calibrated P(the authors list the concept), for every concept of the model."""
@@ -198,12 +199,15 @@ def predicted_mentions(
 
 
 def doc_mentions(
-    predictor: ConceptPredictor, doc: Doc, mentioned: Sequence[str] | set[str], scale: float
+    predictor: ConceptPredictor,
+    doc: Doc,
+    mentioned: Sequence[str] | set[str],
+    scale: float,
+    orths: Sequence[int] | None = None,
 ) -> list[tuple[Prediction, float, bool]]:
     """:func:`predicted_mentions` of ``doc_terms(doc)``, without building the terms."""
-    return _mentions(
-        predictor, predictor.best(predictor.doc_probabilities(doc), exclude=set(mentioned)), scale
-    )
+    p = predictor.doc_probabilities(doc, orths)
+    return _mentions(predictor, predictor.best(p, exclude=set(mentioned)), scale)
 
 
 def _mentions(

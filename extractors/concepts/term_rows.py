@@ -8,7 +8,8 @@ integer: the model's id of its key, :data:`NO_TERM` for a non-word (punctuation,
 breaks pairs) and for a word the model has no unigram or pair with (no pair through it is
 known, so it acts as the same break), and :data:`SKIP` for a hyphen (ignored, like the
 matcher). Unigram rows are then an array lookup and pair rows one dict
-lookup of ``prev << 32 | id``, in numpy and C-level ``map`` over the whole paper.
+lookup of ``prev << 32 | id``. The Doc's hashes come from the token stream, which reads them
+anyway (:attr:`~extractors.concepts.tokens.TokenStream.doc_orths`).
 
 The result is exactly ``sorted(row of t for t in doc_terms(doc) if t is known)``:
 ``tests/unit/test_term_rows.py`` compares both on real papers, and
@@ -17,6 +18,9 @@ The result is exactly ``sorted(row of t for t in doc_terms(doc) if t is known)``
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -32,7 +36,6 @@ SKIP = -2  # a hyphen: not a feature and no break between its neighbours
 NO_TERM = -1  # punctuation, math, or a word in no term of the model: no feature, no known pair
 _SHIFT = 32
 _ORTH_CACHE_LIMIT = 400_000
-_EMPTY: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 
 
 def _is_word(key: str) -> bool:
@@ -63,9 +66,7 @@ class TermRows:
             else:
                 unigram[key_id(term)] = row
         self._ids = ids
-        self._unigram = np.full(len(ids), -1, dtype=np.int64)  # -1: a key only in pairs
-        for kid, row in unigram.items():
-            self._unigram[kid] = row
+        self._unigram = [unigram.get(kid, -1) for kid in range(len(ids))]  # -1: a key only in pairs
         self._by_orth: dict[int, int] = {}
 
     def _learn(self, orth: int, doc: Doc) -> int:
@@ -81,22 +82,35 @@ class TermRows:
         self._by_orth[orth] = kid
         return kid
 
-    def rows(self, doc: Doc) -> npt.NDArray[np.int64]:
-        """The sorted, distinct rows of the Doc's unigram and adjacent-pair terms the table knows."""
-        if not len(doc):
-            return _EMPTY
-        orths: list[int] = doc.to_array("ORTH").tolist()
-        found = list(map(self._by_orth.get, orths))
-        if None in found:
-            found = [k if k is not None else self._learn(o, doc) for k, o in zip(found, orths, strict=True)]
-        ids = np.asarray(found, dtype=np.int64)
-        ids = ids[ids != SKIP]
-        words = ids[ids >= 0]
-        unigram_rows = self._unigram[words]
-        prev, nxt = ids[:-1], ids[1:]
-        both = (prev >= 0) & (nxt >= 0)
-        codes: list[int] = ((prev[both] << _SHIFT) | nxt[both]).tolist()
+    def rows(self, doc: Doc, orths: Sequence[int] | None = None) -> npt.NDArray[np.int64]:
+        """The sorted, distinct rows of the Doc's unigram and adjacent-pair terms the table knows.
+
+        ``orths``: the Doc's ``ORTH`` hashes when the caller has read them already
+        (:attr:`TokenStream.doc_orths`); a plain loop, as fast here as numpy's masks were.
+        """
+        if orths is None:
+            orths = doc.to_array("ORTH").tolist()
+        cached = list(map(self._by_orth.get, orths))
+        if None in cached:
+            found = [k if k is not None else self._learn(o, doc) for k, o in zip(cached, orths, strict=True)]
+        else:
+            found = cast(list[int], cached)
+        unigram = self._unigram
         pairs = self._pairs
-        pair_rows = [r for r in map(pairs.get, codes) if r is not None]
-        rows = np.concatenate((unigram_rows[unigram_rows >= 0], np.asarray(pair_rows, dtype=np.int64)))
-        return np.unique(rows)
+        out: set[int] = set()
+        add = out.add
+        prev = NO_TERM
+        for kid in found:
+            if kid < 0:
+                if kid == NO_TERM:
+                    prev = NO_TERM
+                continue  # SKIP: a hyphen joins its neighbours
+            row = unigram[kid]
+            if row >= 0:
+                add(row)
+            if prev >= 0:
+                pair = pairs.get(prev << _SHIFT | kid)
+                if pair is not None:
+                    add(pair)
+            prev = kid
+        return np.array(sorted(out), dtype=np.int64)

@@ -38,6 +38,7 @@ def test_rows_from_orths_equal_the_rows_of_the_terms(nlp_fast: Any) -> None:
             doc = nlp_fast.tokenizer(text)
             expected = sorted({model.terms[t] for t in doc_terms(doc) if t in model.terms})
             got = index.rows(doc)
+            assert index.rows(doc, doc.to_array("ORTH").tolist()).tolist() == expected
             assert got.tolist() == expected, text[:80]
             known += len(expected)
     assert known > 2_000
