@@ -2,12 +2,13 @@
 
 Why: :func:`extractors.concepts.predicted.doc_terms` builds every token's key, every adjacent
 pair ``"prev key"`` as a new string and a set of them, then looks each up in the model's term
-table; that was 0.6 ms of a 2 ms paper. Only the ~8,000 terms the model knows can change its
+table; the stage cost about as much as the tokenizer (``bench/concepts.py``, "PREDICTED stage
+alone": 1.03-1.69x before, 0.49-0.57x after). Only the ~8,000 terms the model knows can change its
 output, so this index maps each distinct token (by its spaCy ``ORTH`` hash, cached) to a small
 integer: the model's id of its key, :data:`NO_TERM` for a non-word (punctuation, math: it
 breaks pairs) and for a word the model has no unigram or pair with (no pair through it is
 known, so it acts as the same break), and :data:`SKIP` for a hyphen (ignored, like the
-matcher). Unigram rows are then an array lookup and pair rows one dict
+matcher). Unigram rows are then a list lookup and pair rows one dict
 lookup of ``prev << 32 | id``. The Doc's hashes come from the token stream, which reads them
 anyway (:attr:`~extractors.concepts.tokens.TokenStream.doc_orths`).
 
