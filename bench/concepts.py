@@ -148,7 +148,7 @@ def model_stage_speed(papers: list[EvalPaper], repeat: int) -> tuple[float, floa
     (:mod:`extractors.concepts.predicted`), on Docs tokenised beforehand, so its cost reads
     beside the tokenizer's and the whole pipeline's.
     """
-    from extractors.concepts.predicted import doc_terms, load_predictor
+    from extractors.concepts.predicted import load_predictor
 
     nlp = load_nlp(mode="fast")
     off = Pipeline(nlp=nlp, mode="fast", context={"predictor": None})
@@ -159,7 +159,7 @@ def model_stage_speed(papers: list[EvalPaper], repeat: int) -> tuple[float, floa
         return median_rate(lambda: off.build(raws), len(raws), repeat), float("nan")
     tokenizer: Tokenizer = nlp.tokenizer  # spaCy types it as any Callable[[str], Doc]
     docs = list(tokenizer.pipe([f"{p.title}. {p.abstract}" for p in papers], batch_size=256))
-    stage = median_rate(lambda: [model.predict(doc_terms(d)) for d in docs], len(docs), repeat)
+    stage = median_rate(lambda: [model.best(model.doc_probabilities(d)) for d in docs], len(docs), repeat)
     return median_rate(lambda: off.build(raws), len(raws), repeat), stage
 
 

@@ -78,6 +78,9 @@ class Background:
     low_specificity: dict[tuple[str, ...], bool] = field(default_factory=dict, repr=False, compare=False)
     # Per-phrase part of the concept score (or -1.0 for junk), filled lazily by the analysis.
     static_scores: dict[tuple[str, ...], float] = field(default_factory=dict, repr=False, compare=False)
+    # :func:`~extractors.concepts.analysis.scoring.static_part` by phrase (the static score with
+    # its low-specificity factor): one lookup for the ~50 plain phrases of every paper.
+    static_parts: dict[tuple[str, ...], float] = field(default_factory=dict, repr=False, compare=False)
 
     def idf(self, key: tuple[str, ...]) -> float:
         """Smoothed inverse document frequency; unseen phrases count as seen once.

@@ -17,7 +17,7 @@ from spacy.tokens import Doc
 
 from extractors.concepts.analysis import ABOUT_THRESHOLD, CACHE_KEY, Analysis, Candidate, analyse
 from extractors.concepts.background import Background, load_background
-from extractors.concepts.predicted import SCORE_SCALE, doc_terms, predicted_mentions, predictor_of
+from extractors.concepts.predicted import SCORE_SCALE, doc_mentions, predictor_of
 from extractors.concepts.vocabulary import SKIP_TOKENS, Vocabulary, token_key
 from extractors.registry import ExtractInput, Parts, register
 from extractors.text import MATH_PLACEHOLDER, math_snippets, restore_math, sentence_spans, title_length
@@ -396,7 +396,7 @@ def _add_predicted(parts: Parts, x: ExtractInput, analysis: Analysis, added: set
         return
     mentioned = {r.end for r in parts.relationships if r.type == "MENTIONS"}
     mentioned.update(c.vocab_id for c in analysis.candidates if c.vocab_id)
-    for pred, score, about in predicted_mentions(model, doc_terms(x.doc), mentioned, SCORE_SCALE):
+    for pred, score, about in doc_mentions(model, x.doc, mentioned, SCORE_SCALE, analysis.stream.doc_orths):
         if pred.concept_id not in analysis.vocab.concepts:
             continue  # a model trained on another vocabulary
         name = analysis.vocab.concepts[pred.concept_id].name

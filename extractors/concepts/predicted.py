@@ -28,13 +28,14 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 from spacy.tokens import Doc
 
+from extractors.concepts.term_rows import TermRows
 from extractors.concepts.vocabulary import SKIP_TOKENS
 from extractors.text import MATH_PLACEHOLDER
 from kg.core.errors import ExtractionError
@@ -45,6 +46,7 @@ __all__ = [
     "SCORE_SCALE",
     "ConceptPredictor",
     "Prediction",
+    "doc_mentions",
     "doc_terms",
     "key_terms",
     "load_predictor",
@@ -125,10 +127,14 @@ class ConceptPredictor:
     def decision(self, terms: Iterable[str]) -> npt.NDArray[np.float64]:
         """The linear scores of every concept for a paper's features (unknown terms ignored)."""
         rows = sorted({i for t in terms if (i := self.terms.get(t)) is not None})
+        return self.decision_rows(np.asarray(rows, dtype=np.int64))
+
+    def decision_rows(self, idx: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """:meth:`decision` of the sorted, distinct term rows of a paper's features
+        (:class:`~extractors.concepts.term_rows.TermRows` reads them from a Doc)."""
         out = self.bias.copy()
-        if not rows:
+        if not len(idx):
             return out
-        idx = np.asarray(rows, dtype=np.int64)
         starts, ends = self.indptr[idx], self.indptr[idx + 1]
         lengths = ends - starts
         total = int(lengths.sum())
@@ -138,12 +144,26 @@ class ConceptPredictor:
             sums = np.bincount(
                 self.indices[offsets], weights=self.data[offsets], minlength=len(self.concepts)
             )
-            out += sums / math.sqrt(len(rows))
+            out += sums / math.sqrt(len(idx))
         return out
+
+    @cached_property
+    def term_rows(self) -> TermRows:
+        """The index that reads a Doc's term rows without building the terms (built once)."""
+        return TermRows(self.terms)
+
+    def doc_probabilities(self, doc: Doc, orths: Sequence[int] | None = None) -> npt.NDArray[np.float64]:
+        """:meth:`probabilities` of ``doc_terms(doc)``, bit for bit, by :attr:`term_rows`
+        (``orths``: the Doc's ``ORTH`` hashes, when read already)."""
+        return self.calibrated(self.decision_rows(self.term_rows.rows(doc, orths)))
 
     def probabilities(self, terms: Iterable[str]) -> npt.NDArray[np.float64]:
         """Calibrated P(the authors list the concept), for every concept of the model."""
-        z = self.platt_a * self.decision(terms) + self.platt_b
+        return self.calibrated(self.decision(terms))
+
+    def calibrated(self, decision: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Platt's calibration of :meth:`decision` scores."""
+        z = self.platt_a * decision + self.platt_b
         return 1.0 / (1.0 + np.exp(-z))
 
     def predict(
@@ -153,7 +173,12 @@ class ConceptPredictor:
 
         At most ``max_predicted``; ties broken by concept id, so the order is deterministic.
         """
-        p = self.probabilities(terms)
+        return self.best(self.probabilities(terms), exclude)
+
+    def best(
+        self, p: npt.NDArray[np.float64], exclude: frozenset[str] | set[str] = frozenset()
+    ) -> list[Prediction]:
+        """:meth:`predict` of the probabilities ``p`` of every concept."""
         hits = np.flatnonzero(p >= self.min_probability)
         ranked = sorted(
             (
@@ -170,8 +195,26 @@ def predicted_mentions(
     predictor: ConceptPredictor, terms: Iterable[str], mentioned: Sequence[str] | set[str], scale: float
 ) -> list[tuple[Prediction, float, bool]]:
     """``(prediction, MENTIONS.score, about)`` of each concept the text implies but does not mention."""
+    return _mentions(predictor, predictor.predict(terms, exclude=set(mentioned)), scale)
+
+
+def doc_mentions(
+    predictor: ConceptPredictor,
+    doc: Doc,
+    mentioned: Sequence[str] | set[str],
+    scale: float,
+    orths: Sequence[int] | None = None,
+) -> list[tuple[Prediction, float, bool]]:
+    """:func:`predicted_mentions` of ``doc_terms(doc)``, without building the terms."""
+    p = predictor.doc_probabilities(doc, orths)
+    return _mentions(predictor, predictor.best(p, exclude=set(mentioned)), scale)
+
+
+def _mentions(
+    predictor: ConceptPredictor, predictions: list[Prediction], scale: float
+) -> list[tuple[Prediction, float, bool]]:
     out: list[tuple[Prediction, float, bool]] = []
-    for pred in predictor.predict(terms, exclude=set(mentioned)):
+    for pred in predictions:
         out.append(
             (pred, round(scale * pred.probability, 4), pred.probability >= predictor.about_probability)
         )

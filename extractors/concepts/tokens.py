@@ -99,6 +99,10 @@ class TokenStream:
     tight: Sequence[bool] = ()
     flags: Sequence[int] = ()
     marked: list[int] = field(default_factory=list)  # indices of tokens with a MARKS flag
+    # The Doc's ORTH hashes, one per spaCy token (not per stream token: the stream splits
+    # hyphens), read once here and shared with the PREDICTED stage's features
+    # (:class:`extractors.concepts.term_rows.TermRows`).
+    doc_orths: Sequence[int] = ()
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -301,11 +305,13 @@ def _stream_loop(doc: Doc, lexicon: Lexicon, tagged: bool, title_end: int = 0) -
     else:
         rows = _rows(hits, idxs, lexicon)
     if not rows:
-        return TokenStream()
+        return TokenStream(doc_orths=orths)
     # Every row has the 8 fields of ``Row``; a strict zip would check 8 x len(rows) lengths.
     texts, keys, starts, ends, classes, glued_col, tight_col, flags_col = zip(*rows, strict=False)
     marked = _marked(flags_col)
-    out = TokenStream(texts, keys, starts, ends, list(classes), glued_col, tight_col, flags_col, marked)
+    out = TokenStream(
+        texts, keys, starts, ends, list(classes), glued_col, tight_col, flags_col, marked, orths
+    )
     if True in glued_col:
         _mark_compounds(out)
     return out

@@ -87,13 +87,15 @@ def _parents_with_narrower(analysis: Analysis, head: list[Candidate]) -> frozens
     broad = {c.vocab_id for c in found if vocab.narrower_count(c.vocab_id) >= BROAD_PARENT}
     if not broad:
         return frozenset()
-    salience = {c.vocab_id: analysis.salience(c) for c in found}
+    # The last candidate of each id speaks for it; its salience is computed only when compared
+    # (most papers' vocabulary concepts have no broad ancestor among them).
+    last = {c.vocab_id: c for c in found}
     parents: set[str] = set()
     for c in found:
-        mine = salience[c.vocab_id]
-        parents.update(
-            a for a in vocab.ancestors(c.vocab_id) if a in broad and a != c.vocab_id and salience[a] <= mine
-        )
+        above = [a for a in vocab.ancestors(c.vocab_id) if a in broad and a != c.vocab_id]
+        if above:
+            mine = analysis.salience(last[c.vocab_id])
+            parents.update(a for a in above if analysis.salience(last[a]) <= mine)
     return frozenset(parents)
 
 

@@ -206,6 +206,15 @@ def _is_product_name(c: Candidate) -> bool:
 def static_part(key: tuple[str, ...], background: Background) -> float:
     """The phrase-only part of a plain phrase's score, ``-1.0`` for a junk phrase; cached in the
     background, and a pure function of the phrase (so the cache never changes a result)."""
+    done = background.static_parts.get(key)
+    if done is None:
+        if len(background.static_parts) > STATIC_CACHE_LIMIT:
+            background.static_parts.clear()
+        done = background.static_parts[key] = _static_part(key, background)
+    return done
+
+
+def _static_part(key: tuple[str, ...], background: Background) -> float:
     part = background.static_scores.get(key)
     if part is None:
         static = background.static_scores
