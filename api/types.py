@@ -385,9 +385,9 @@ class Paper:
         )
 
     @strawberry.field(
-        description="The papers most like this one by the embedding of their title and abstract, nearest "
-        "first, each with the concepts the two share. Empty when this paper has no embedding yet "
-        "(ingested with `--no-embed`: `kg embed` adds them)."
+        description="The papers most like this one by the embedding and the words of their title and "
+        "abstract, nearest first, each with the concepts the two share. Empty when this paper has "
+        "no embedding yet (ingested with `--no-embed`: `kg embed` adds them)."
     )
     async def similar(self, info: Info, first: int | None = 10) -> list[SimilarPaper]:
         n = check_first(info, first, default=10)
@@ -863,9 +863,11 @@ class Likeness:
 class SimilarPaper:
     paper: Paper
     score: float = strawberry.field(
-        description="What orders the list: the cosine plus 0.02 x the sum of log(1 + papers in "
-        "the store / papers of the concept) over the concepts among both papers' first 10 key "
-        "concepts (a shared rare method counts more than a shared field)."
+        description="What orders the list: the cosine, plus 2 x the tf-idf cosine of the two "
+        "papers' titles and abstracts (word weights from the query and its 40 nearest papers), "
+        "plus 0.02 x the sum of log(1 + papers in the store / papers of the concept) over the "
+        "concepts among both papers' first 10 key concepts (a shared rare method counts more "
+        "than a shared field)."
     )
     cosine: float = strawberry.field(
         description="Cosine similarity of the embeddings (-1 to 1, higher is nearer)."

@@ -18,6 +18,9 @@ Default files (relative to the repo root): ``../shared/data/iclr2018.jsonl``,
    ``similar`` papers; the share of papers whose 5 include one with at least one of its author
    keywords, against 5 random papers of the same venue (the mean of ``--seeds`` draws), per
    venue and overall, under four matching rules (:func:`matching_rules`).
+3. **Cost per request** (``--only-likeness`` too): ``ReadService.similar`` for ``--timed``
+   papers, each on a fresh service (no cache), median and 95th percentile ms, and the part of it
+   spent comparing the wording of the pool's abstracts (:func:`kg.read.likeness.wording_similarity`).
 
 Prints the figures and the load average.
 """
@@ -47,7 +50,9 @@ from kg.core.names import loose_key
 from kg.eval.evaluation import stem_phrase
 from kg.ingest.nlp import load_nlp
 from kg.ingest.pipeline import Pipeline
+from kg.read import likeness as likeness_rule
 from kg.read.resolve import resolve_concept
+from kg.read.service import ReadService
 from kg.readers import iter_input_files, read_file
 from kg.stores.nearest import Matrix
 from kg.stores.sqlite import SQLiteStore
@@ -215,6 +220,36 @@ def likeness(store: SQLiteStore, seeds: int) -> None:
     print("  (query papers with author keywords; the issue's target: >= 70% similar against <= 15% random)")
 
 
+def request_cost(store: SQLiteStore, timed: int) -> None:
+    """Milliseconds of one ``similar`` (top 5) on a fresh service, for ``timed`` papers spread
+    over the store, and of its wording comparison alone on the same pool."""
+    ids = sorted(n.id for n in store.nodes_by_label("Paper"))[
+        :: max(1, len(store.nodes_by_label("Paper")) // timed)
+    ]
+    total: list[float] = []
+    wording: list[float] = []
+    for pid in ids[:timed]:
+        service = ReadService(store)
+        start = time.perf_counter()
+        found = service.similar(pid, TOP)
+        total.append(1000 * (time.perf_counter() - start))
+        vector = store.paper_embeddings([pid])[0]
+        if not found or vector is None:
+            continue
+        pool = store.nearest_papers(vector, likeness_rule.RERANK_POOL, exclude=[pid])
+        nodes = [n for n in store.get_nodes([pid, *(p for p, _ in pool)]) if n is not None]
+        texts = [f"{n.properties.get('title') or ''}\n{n.properties.get('abstract') or ''}" for n in nodes]
+        start = time.perf_counter()
+        likeness_rule.wording_similarity(texts[0], texts[1:])
+        wording.append(1000 * (time.perf_counter() - start))
+    q = statistics.quantiles(total, n=20)[-1] if len(total) > 1 else total[0]
+    print(
+        f"  similar(first: {TOP}) on a fresh service, {len(total)} papers: median "
+        f"{statistics.median(total):.1f} ms, p95 {q:.1f} ms; of which the wording of the "
+        f"{likeness_rule.RERANK_POOL} nearest abstracts: median {statistics.median(wording):.1f} ms"
+    )
+
+
 def _pct(a: float, b: int) -> str:
     return f"{100 * a / max(b, 1):.1f}%"
 
@@ -227,7 +262,8 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=5, help="random same-venue draws averaged")
     ap.add_argument("--skip-ingest", action="store_true", help="reuse OUT/embed from an earlier run")
     ap.add_argument("--scan-rows", type=int, default=100_000, help="vectors in the scan timing")
-    ap.add_argument("--only-likeness", action="store_true", help="just part 2 on OUT/embed")
+    ap.add_argument("--only-likeness", action="store_true", help="just parts 2 and 3 on OUT/embed")
+    ap.add_argument("--timed", type=int, default=200, help="papers in the per-request timing")
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()}")
     if not (args.skip_ingest or args.only_likeness):
@@ -238,21 +274,22 @@ def main() -> None:
         print(f"  embedded:   {wall1:.1f} s wall, {cpu1:.1f} s CPU")
         print(f"  ratio embedded / --no-embed: {wall1 / wall0:.2f}x wall, {cpu1 / cpu0:.2f}x CPU")
     if args.only_likeness:
-        return likeness_on(args.out / "embed", args.seeds)
+        return likeness_on(args.out / "embed", args.seeds, args.timed)
     ext, emb = cost_per_paper(args.files, args.sample)
     print(
         f"per paper (CPU, {args.sample} papers): extraction {ext:.1f} ms, "
         f"embedding {emb:.1f} ms, ratio {emb / ext:.2f}"
     )
     scan_speed(args.scan_rows)
-    likeness_on(args.out / "embed", args.seeds)
+    likeness_on(args.out / "embed", args.seeds, args.timed)
 
 
-def likeness_on(data_dir: Path, seeds: int) -> None:
+def likeness_on(data_dir: Path, seeds: int, timed: int) -> None:
     print("likeness through the API:")
     store = SQLiteStore(data_dir)
     try:
         likeness(store, seeds)
+        request_cost(store, timed)
     finally:
         store.close()
     print(f"load average after: {os.getloadavg()}")

@@ -117,6 +117,12 @@ def _embed_text(text: str) -> bytes:
     return default_embedder().embed_quantized([text])[0]
 
 
+def _paper_words(node: Node) -> str:
+    """A paper's title and whole abstract: the text :func:`likeness.wording_similarity` compares."""
+    props = node.properties
+    return f"{props.get('title') or ''}\n{props.get('abstract') or ''}"
+
+
 def _pair(graph: GraphName) -> PairType:
     return "COAUTHOR" if graph == "COAUTHOR" else "CO_OCCURS"
 
@@ -355,8 +361,9 @@ class ReadService:
     # -- likeness (kg.read.likeness) -------------------------------------------------------------
     def similar(self, paper_id: str, limit: int) -> list[likeness.Similar]:
         """Papers like a paper: its :data:`~kg.read.likeness.RERANK_POOL` nearest by embedding,
-        re-ranked by the concepts they share (:func:`~kg.read.likeness.rank_similar`); none when
-        the paper has no embedding (ingested with ``--no-embed`` and not ``kg embed``-ed yet)."""
+        re-ranked by the words of their titles and abstracts and the concepts they share
+        (:func:`~kg.read.likeness.rank_similar`); none when the paper has no embedding (ingested
+        with ``--no-embed`` and not ``kg embed``-ed yet)."""
         if limit <= 0:
             return []
 
@@ -365,14 +372,18 @@ class ReadService:
             if vector is None:
                 return []
             hits = self.store.nearest_papers(vector, max(limit, likeness.RERANK_POOL), exclude=[paper_id])
-            nodes = self._nodes([pid for pid, _ in hits])
+            found = self._nodes([paper_id, *(pid for pid, _ in hits)])
+            if not found or found[0].id != paper_id:
+                return []
+            me, nodes = found[0], found[1:]
             keys = self.key_concepts_many([paper_id, *(n.id for n in nodes)])
             mine = [k.concept_id for k in keys[0][: likeness.SHARED_TOP] if k.node is not None]
             papers_of = dict(zip(mine, self.store.paper_counts(mine), strict=True))
             cosine = dict(hits)
             pool = [(n, cosine[n.id], k) for n, k in zip(nodes, keys[1:], strict=True)]
+            wording = likeness.wording_similarity(_paper_words(me), [_paper_words(n) for n in nodes])
             store_papers = self.counts().nodes.get("Paper", 0)
-            return likeness.rank_similar(keys[0], pool, papers_of, store_papers)[:limit]
+            return likeness.rank_similar(keys[0], pool, papers_of, store_papers, wording)[:limit]
 
         return self._memo(("similar", paper_id, limit), run)
 
