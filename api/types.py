@@ -319,6 +319,12 @@ def _list(node: Node, key: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def _named(node: Node) -> dict[str, Any]:
+    """The fields an author, venue, concept and topic start with: the node kept private, its id,
+    and its name (the id when the node has none), read one way for all four."""
+    return {"node": node, "id": strawberry.ID(node.id), "name": _str(node, "name") or node.id}
+
+
 # -- domain types --------------------------------------------------------------------------------
 
 
@@ -483,9 +489,7 @@ class Concept:
     def from_domain(cls, node: Node) -> Concept:
         kind = _str(node, "kind") or "CONCEPT"
         return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
+            **_named(node),
             kind=ConceptKind(kind) if kind in ConceptKind.__members__ else ConceptKind.CONCEPT,
             aliases=_list(node, "aliases"),
             source=_str(node, "source"),
@@ -636,12 +640,7 @@ class Author:
 
     @classmethod
     def from_domain(cls, node: Node) -> Author:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
-            nickname=_str(node, "nickname"),
-        )
+        return cls(**_named(node), nickname=_str(node, "nickname"))
 
     paper_count: int = degree_field("AUTHORED", "out")
     papers: Connection[Paper] = papers_field("Their papers, newest first (`orderBy`).", _author_query)
@@ -728,13 +727,7 @@ class Venue:
 
     @classmethod
     def from_domain(cls, node: Node) -> Venue:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
-            series=_str(node, "series"),
-            year=_int(node, "year"),
-        )
+        return cls(**_named(node), series=_str(node, "series"), year=_int(node, "year"))
 
     paper_count: int = degree_field("PUBLISHED_IN", "in")
     papers: Connection[Paper] = papers_field(
@@ -788,12 +781,7 @@ class Topic:
 
     @classmethod
     def from_domain(cls, node: Node) -> Topic:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
-            path=_list(node, "path"),
-        )
+        return cls(**_named(node), path=_list(node, "path"))
 
     @strawberry.field(description="Papers under it, including its subtopics.")
     async def paper_count(self, info: Info) -> int:
