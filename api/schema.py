@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Annotated, Any, cast
@@ -76,7 +76,8 @@ from api.types import (
 from kg.core.config import Settings
 from kg.core.deadline import QueryTimeout
 from kg.core.errors import GraphStoreError, StoreUnavailable
-from kg.read.service import InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
+from kg.core.models import Node
+from kg.read.service import GraphName, InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
 
 log = logging.getLogger("paperkg.api")
 # Distinct documents whose parse and validation results are kept (clients reuse a few queries).
@@ -167,6 +168,27 @@ def _network(view: NetworkView) -> Network:
         edges=cast(list[NetworkEdge], view.edges),
         truncated=view.truncated,
     )
+
+
+def central_field(
+    graph: GraphName, listed: object, rank: Callable[[Node, float], object], description: str
+) -> Any:
+    """The ``central…(measure, first)`` field of one graph (``COAUTHOR`` or ``CONCEPT``): its most
+    central nodes, each made an item of the GraphQL type ``listed`` by ``rank``. One resolver
+    for both graphs, so their arguments and defaults cannot drift apart. Assigned without an
+    annotation (the type is ``graphql_type``), the field keeps its place among the resolver
+    methods in the SDL."""
+
+    async def central(
+        info: Info, measure: CentralityMeasure | None = CentralityMeasure.DEGREE, first: int | None = 10
+    ) -> list[Any]:
+        n = check_first(info, first, default=10)
+        ranked = await info.context.compute(
+            info.context.service.central, graph, (measure or CentralityMeasure.DEGREE).value, n
+        )
+        return [rank(node, score) for node, score in ranked]
+
+    return strawberry.field(resolver=central, description=description, graphql_type=listed)
 
 
 @strawberry.type
@@ -323,25 +345,18 @@ class Query:
             return None
         return CollaborationPath(authors=[Author.from_domain(a) for a in nodes], length=len(nodes) - 1)
 
-    @strawberry.field(description="The most central authors of the co-author graph.")
-    async def central_authors(
-        self, info: Info, measure: CentralityMeasure | None = CentralityMeasure.DEGREE, first: int | None = 10
-    ) -> list[RankedAuthor]:
-        n = check_first(info, first, default=10)
-        ranked = await info.context.compute(
-            info.context.service.central, "COAUTHOR", (measure or CentralityMeasure.DEGREE).value, n
-        )
-        return [RankedAuthor(author=Author.from_domain(node), score=s) for node, s in ranked]
-
-    @strawberry.field(description="The most central concepts of the co-occurrence graph.")
-    async def central_concepts(
-        self, info: Info, measure: CentralityMeasure | None = CentralityMeasure.DEGREE, first: int | None = 10
-    ) -> list[RankedConcept]:
-        n = check_first(info, first, default=10)
-        ranked = await info.context.compute(
-            info.context.service.central, "CONCEPT", (measure or CentralityMeasure.DEGREE).value, n
-        )
-        return [RankedConcept(concept=Concept.from_domain(node), score=s) for node, s in ranked]
+    central_authors = central_field(
+        "COAUTHOR",
+        list[RankedAuthor],
+        lambda node, score: RankedAuthor(author=Author.from_domain(node), score=score),
+        "The most central authors of the co-author graph.",
+    )
+    central_concepts = central_field(
+        "CONCEPT",
+        list[RankedConcept],
+        lambda node, score: RankedConcept(concept=Concept.from_domain(node), score=score),
+        "The most central concepts of the co-occurrence graph.",
+    )
 
     @strawberry.field(description="Louvain communities of a graph, largest first.")
     async def communities(
