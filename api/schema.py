@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import replace
 from functools import lru_cache, partial
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import strawberry
 from graphql import GraphQLError, GraphQLSyntaxError, parse
@@ -78,8 +78,10 @@ from kg.core.deadline import QueryTimeout
 from kg.core.errors import GraphStoreError, StoreUnavailable
 from kg.core.models import Node
 from kg.read.service import GraphName, InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
+from kg.stores.protocol import ListOrder
 
 log = logging.getLogger("paperkg.api")
+ItemT = TypeVar("ItemT")
 # Distinct documents whose parse and validation results are kept (clients reuse a few queries).
 DOCUMENT_CACHE_SIZE = 512
 
@@ -170,6 +172,22 @@ def _network(view: NetworkView) -> Network:
     )
 
 
+async def node_page(
+    info: Info,
+    first: int | None,
+    after: str | None,
+    listed: Callable[[int, int], tuple[list[Node], int]],
+    convert: Callable[[Node], ItemT],
+) -> Connection[ItemT]:
+    """One page of the concept or author list: ``listed(offset, limit)`` reads the page and the
+    total in a worker thread, ``convert`` makes each node its GraphQL type. Both lists page
+    through this, so ``first`` and ``after`` mean the same in each."""
+    n = check_first(info, first)
+    start = page_start(after)
+    nodes, total = await info.context.call(listed, start, n)
+    return make_connection([convert(node) for node in nodes], start, total)
+
+
 def central_field(
     graph: GraphName, listed: object, rank: Callable[[Node, float], object], description: str
 ) -> Any:
@@ -238,17 +256,10 @@ class Query:
         after: str | None = None,
         order_by: ConceptOrder | None = ConceptOrder.PAPER_COUNT,
     ) -> Connection[Concept]:
-        n = check_first(info, first)
-        start = page_start(after)
-        nodes, total = await info.context.call(
-            info.context.service.list_concepts,
-            search,
-            kind.value if kind else None,
-            (order_by or ConceptOrder.PAPER_COUNT).value,
-            start,
-            n,
-        )
-        return make_connection([Concept.from_domain(c) for c in nodes], start, total)
+        kind_name = kind.value if kind else None
+        order: ListOrder = (order_by or ConceptOrder.PAPER_COUNT).value
+        listed = partial(info.context.service.list_concepts, search, kind_name, order)
+        return await node_page(info, first, after, listed, Concept.from_domain)
 
     @strawberry.field(
         description="An author by id, or by name (any case or accents, nickname optional): of several "
@@ -275,12 +286,8 @@ class Query:
         after: str | None = None,
         order_by: AuthorOrder | None = AuthorOrder.NAME,
     ) -> Connection[Author]:
-        n = check_first(info, first)
-        start = page_start(after)
-        nodes, total = await info.context.call(
-            info.context.service.list_authors, search, (order_by or AuthorOrder.NAME).value, start, n
-        )
-        return make_connection([Author.from_domain(a) for a in nodes], start, total)
+        listed = partial(info.context.service.list_authors, search, (order_by or AuthorOrder.NAME).value)
+        return await node_page(info, first, after, listed, Author.from_domain)
 
     @strawberry.field(description="Every venue, by series then year.")
     async def venues(self, info: Info) -> list[Venue]:
