@@ -319,12 +319,6 @@ def _list(node: Node, key: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
-def _named(node: Node) -> dict[str, Any]:
-    """The fields an author, venue, concept, topic and institution start with: the node kept
-    private, its id, and its name (the id when the node has none), read one way for all five."""
-    return {"node": node, "id": strawberry.ID(node.id), "name": _str(node, "name") or node.id}
-
-
 def listed_field(
     read: Callable[[ReadService, str], Sequence[Any]],
     convert: Callable[[Any], object],
@@ -345,6 +339,23 @@ def listed_field(
 
 
 # -- domain types --------------------------------------------------------------------------------
+
+
+@strawberry.type
+class NamedNode:
+    """What an author, venue, concept, topic and institution start with: the node kept private,
+    its id and its name, declared once (the SDL lists the fields first, as before). Not a
+    GraphQL interface: no field returns it, so it is not in the schema."""
+
+    node: strawberry.Private[Node]
+    id: strawberry.ID
+    name: str
+
+
+def _named(node: Node) -> dict[str, Any]:
+    """The fields an author, venue, concept, topic and institution start with: the node kept
+    private, its id, and its name (the id when the node has none), read one way for all five."""
+    return {"node": node, "id": strawberry.ID(node.id), "name": _str(node, "name") or node.id}
 
 
 @strawberry.type(description="A research paper.")
@@ -496,10 +507,7 @@ class KeyConcept:
 
 
 @strawberry.type(description="A concept: a method, task, model, dataset, metric or idea.")
-class Concept:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Concept(NamedNode):
     kind: ConceptKind
     aliases: list[str]
     source: str | None = strawberry.field(description="`vocabulary` (curated) or how it was discovered.")
@@ -654,10 +662,7 @@ def degree_field(rel_type: RelType, direction: Direction) -> Any:
 
 
 @strawberry.type(description="A person who wrote papers in the graph.")
-class Author:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Author(NamedNode):
     nickname: str | None
 
     @classmethod
@@ -740,10 +745,7 @@ class Coauthor:
 
 
 @strawberry.type(description="A venue edition, e.g. ICLR 2026.")
-class Venue:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Venue(NamedNode):
     series: str | None
     year: int | None
 
@@ -795,10 +797,7 @@ class ConceptTrend:
 
 
 @strawberry.type(description="A topic in a listing's hierarchy, e.g. Deep Learning › Algorithms.")
-class Topic:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Topic(NamedNode):
     path: list[str]
 
     @classmethod
@@ -1013,10 +1012,7 @@ def search_hit(node: Node, score: float, context: Context) -> SearchHit:
     description="An institution authors gave as their affiliation; variants of its name (the same "
     "name in other case or punctuation, or names sharing its domain) are one institution."
 )
-class Institution:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Institution(NamedNode):
     domain: str | None
     aliases: list[str]
 
