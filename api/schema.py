@@ -20,7 +20,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import lru_cache, partial
 from typing import Annotated, Any, TypeVar, cast
 
@@ -127,19 +127,10 @@ class PaperFilterInput:
     )
 
     def to_domain(self) -> PaperFilter:
-        return PaperFilter(
-            venue=self.venue,
-            year=self.year,
-            topic=self.topic,
-            concept=self.concept,
-            author=self.author,
-            text=self.text,
-            about_only=self.include_mentions is not True,
-            status=self.status,
-            track=self.track,
-            like=self.like,
-            institution=self.institution,
-        )
+        """The filter with every field of the same name copied over (a new condition needs no
+        line here) and ``includeMentions`` turned into ``about_only``."""
+        same = {f.name: getattr(self, f.name) for f in fields(PaperFilter) if hasattr(self, f.name)}
+        return PaperFilter(**same, about_only=self.include_mentions is not True)
 
 
 @strawberry.input(description="Years from `from` to `to`, both included.")
