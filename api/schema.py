@@ -19,10 +19,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
-from dataclasses import replace
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import fields, replace
 from functools import lru_cache, partial
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import strawberry
 from graphql import GraphQLError, GraphQLSyntaxError, parse
@@ -76,9 +76,12 @@ from api.types import (
 from kg.core.config import Settings
 from kg.core.deadline import QueryTimeout
 from kg.core.errors import GraphStoreError, StoreUnavailable
-from kg.read.service import InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
+from kg.core.models import Node
+from kg.read.service import GraphName, InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
+from kg.stores.protocol import ListOrder
 
 log = logging.getLogger("paperkg.api")
+ItemT = TypeVar("ItemT")
 # Distinct documents whose parse and validation results are kept (clients reuse a few queries).
 DOCUMENT_CACHE_SIZE = 512
 
@@ -124,19 +127,10 @@ class PaperFilterInput:
     )
 
     def to_domain(self) -> PaperFilter:
-        return PaperFilter(
-            venue=self.venue,
-            year=self.year,
-            topic=self.topic,
-            concept=self.concept,
-            author=self.author,
-            text=self.text,
-            about_only=self.include_mentions is not True,
-            status=self.status,
-            track=self.track,
-            like=self.like,
-            institution=self.institution,
-        )
+        """The filter with every field of the same name copied over (a new condition needs no
+        line here) and ``includeMentions`` turned into ``about_only``."""
+        same = {f.name: getattr(self, f.name) for f in fields(PaperFilter) if hasattr(self, f.name)}
+        return PaperFilter(**same, about_only=self.include_mentions is not True)
 
 
 @strawberry.input(description="Years from `from` to `to`, both included.")
@@ -167,6 +161,43 @@ def _network(view: NetworkView) -> Network:
         edges=cast(list[NetworkEdge], view.edges),
         truncated=view.truncated,
     )
+
+
+async def node_page(
+    info: Info,
+    first: int | None,
+    after: str | None,
+    listed: Callable[[int, int], tuple[list[Node], int]],
+    convert: Callable[[Node], ItemT],
+) -> Connection[ItemT]:
+    """One page of the concept or author list: ``listed(offset, limit)`` reads the page and the
+    total in a worker thread, ``convert`` makes each node its GraphQL type. Both lists page
+    through this, so ``first`` and ``after`` mean the same in each."""
+    n = check_first(info, first)
+    start = page_start(after)
+    nodes, total = await info.context.call(listed, start, n)
+    return make_connection([convert(node) for node in nodes], start, total)
+
+
+def central_field(
+    graph: GraphName, listed: object, rank: Callable[[Node, float], object], description: str
+) -> Any:
+    """The ``central…(measure, first)`` field of one graph (``COAUTHOR`` or ``CONCEPT``): its most
+    central nodes, each made an item of the GraphQL type ``listed`` by ``rank``. One resolver
+    for both graphs, so their arguments and defaults cannot drift apart. Assigned without an
+    annotation (the type is ``graphql_type``), the field keeps its place among the resolver
+    methods in the SDL."""
+
+    async def central(
+        info: Info, measure: CentralityMeasure | None = CentralityMeasure.DEGREE, first: int | None = 10
+    ) -> list[Any]:
+        n = check_first(info, first, default=10)
+        ranked = await info.context.compute(
+            info.context.service.central, graph, (measure or CentralityMeasure.DEGREE).value, n
+        )
+        return [rank(node, score) for node, score in ranked]
+
+    return strawberry.field(resolver=central, description=description, graphql_type=listed)
 
 
 @strawberry.type
@@ -216,17 +247,10 @@ class Query:
         after: str | None = None,
         order_by: ConceptOrder | None = ConceptOrder.PAPER_COUNT,
     ) -> Connection[Concept]:
-        n = check_first(info, first)
-        start = page_start(after)
-        nodes, total = await info.context.call(
-            info.context.service.list_concepts,
-            search,
-            kind.value if kind else None,
-            (order_by or ConceptOrder.PAPER_COUNT).value,
-            start,
-            n,
-        )
-        return make_connection([Concept.from_domain(c) for c in nodes], start, total)
+        kind_name = kind.value if kind else None
+        order: ListOrder = (order_by or ConceptOrder.PAPER_COUNT).value
+        listed = partial(info.context.service.list_concepts, search, kind_name, order)
+        return await node_page(info, first, after, listed, Concept.from_domain)
 
     @strawberry.field(
         description="An author by id, or by name (any case or accents, nickname optional): of several "
@@ -253,12 +277,8 @@ class Query:
         after: str | None = None,
         order_by: AuthorOrder | None = AuthorOrder.NAME,
     ) -> Connection[Author]:
-        n = check_first(info, first)
-        start = page_start(after)
-        nodes, total = await info.context.call(
-            info.context.service.list_authors, search, (order_by or AuthorOrder.NAME).value, start, n
-        )
-        return make_connection([Author.from_domain(a) for a in nodes], start, total)
+        listed = partial(info.context.service.list_authors, search, (order_by or AuthorOrder.NAME).value)
+        return await node_page(info, first, after, listed, Author.from_domain)
 
     @strawberry.field(description="Every venue, by series then year.")
     async def venues(self, info: Info) -> list[Venue]:
@@ -323,25 +343,18 @@ class Query:
             return None
         return CollaborationPath(authors=[Author.from_domain(a) for a in nodes], length=len(nodes) - 1)
 
-    @strawberry.field(description="The most central authors of the co-author graph.")
-    async def central_authors(
-        self, info: Info, measure: CentralityMeasure | None = CentralityMeasure.DEGREE, first: int | None = 10
-    ) -> list[RankedAuthor]:
-        n = check_first(info, first, default=10)
-        ranked = await info.context.compute(
-            info.context.service.central, "COAUTHOR", (measure or CentralityMeasure.DEGREE).value, n
-        )
-        return [RankedAuthor(author=Author.from_domain(node), score=s) for node, s in ranked]
-
-    @strawberry.field(description="The most central concepts of the co-occurrence graph.")
-    async def central_concepts(
-        self, info: Info, measure: CentralityMeasure | None = CentralityMeasure.DEGREE, first: int | None = 10
-    ) -> list[RankedConcept]:
-        n = check_first(info, first, default=10)
-        ranked = await info.context.compute(
-            info.context.service.central, "CONCEPT", (measure or CentralityMeasure.DEGREE).value, n
-        )
-        return [RankedConcept(concept=Concept.from_domain(node), score=s) for node, s in ranked]
+    central_authors = central_field(
+        "COAUTHOR",
+        list[RankedAuthor],
+        lambda node, score: RankedAuthor(author=Author.from_domain(node), score=score),
+        "The most central authors of the co-author graph.",
+    )
+    central_concepts = central_field(
+        "CONCEPT",
+        list[RankedConcept],
+        lambda node, score: RankedConcept(concept=Concept.from_domain(node), score=score),
+        "The most central concepts of the co-occurrence graph.",
+    )
 
     @strawberry.field(description="Louvain communities of a graph, largest first.")
     async def communities(

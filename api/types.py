@@ -28,7 +28,7 @@ from kg.read.institutions import Affiliation
 from kg.read.key_concepts import KeyConcept as DomainKeyConcept
 from kg.read.likeness import SharedConcept as DomainShared
 from kg.read.likeness import Similar
-from kg.read.service import PaperFilter, PaperPage
+from kg.read.service import PaperFilter, PaperPage, ReadService
 from kg.stores.protocol import Direction, Page, PaperQuery
 from kg.stores.protocol import Edge as StoreEdge
 from kg.stores.protocol import PaperOrder as StoreOrder
@@ -319,7 +319,43 @@ def _list(node: Node, key: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def listed_field(
+    read: Callable[[ReadService, str], Sequence[Any]],
+    convert: Callable[[Any], object],
+    listed: object,
+    description: str | None = None,
+) -> Any:
+    """A field listing what one :class:`ReadService` method ``read`` returns for the object's id,
+    each item made its GraphQL type by ``convert`` (a concept's broader concepts, a topic's
+    children, ...). ``listed`` is the field's GraphQL type: assigned without an annotation, the
+    field keeps its place among the resolver methods in the SDL. ``convert`` is a lambda where the
+    type is the class being defined, which does not exist yet when the field is made."""
+
+    async def resolve(root: strawberry.Parent[Any], info: Info) -> list[Any]:
+        rows = await info.context.call(read, info.context.service, root.id)
+        return [convert(row) for row in rows]
+
+    return strawberry.field(resolver=resolve, description=description, graphql_type=listed)
+
+
 # -- domain types --------------------------------------------------------------------------------
+
+
+@strawberry.type
+class NamedNode:
+    """What an author, venue, concept, topic and institution start with: the node kept private,
+    its id and its name, declared once (the SDL lists the fields first, as before). Not a
+    GraphQL interface: no field returns it, so it is not in the schema."""
+
+    node: strawberry.Private[Node]
+    id: strawberry.ID
+    name: str
+
+
+def _named(node: Node) -> dict[str, Any]:
+    """The fields an author, venue, concept, topic and institution start with: the node kept
+    private, its id, and its name (the id when the node has none), read one way for all five."""
+    return {"node": node, "id": strawberry.ID(node.id), "name": _str(node, "name") or node.id}
 
 
 @strawberry.type(description="A research paper.")
@@ -471,10 +507,7 @@ class KeyConcept:
 
 
 @strawberry.type(description="A concept: a method, task, model, dataset, metric or idea.")
-class Concept:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Concept(NamedNode):
     kind: ConceptKind
     aliases: list[str]
     source: str | None = strawberry.field(description="`vocabulary` (curated) or how it was discovered.")
@@ -483,9 +516,7 @@ class Concept:
     def from_domain(cls, node: Node) -> Concept:
         kind = _str(node, "kind") or "CONCEPT"
         return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
+            **_named(node),
             kind=ConceptKind(kind) if kind in ConceptKind.__members__ else ConceptKind.CONCEPT,
             aliases=_list(node, "aliases"),
             source=_str(node, "source"),
@@ -536,15 +567,18 @@ class Concept:
         ranked = await info.context.call(info.context.service.related, self.id, n)
         return [RelatedConcept(concept=Concept.from_domain(node), papers=w) for node, w in ranked]
 
-    @strawberry.field(description="Direct broader concepts.")
-    async def broader(self, info: Info) -> list[Concept]:
-        nodes = await info.context.call(info.context.service.broader, self.id)
-        return [Concept.from_domain(n) for n in nodes]
-
-    @strawberry.field(description="Direct narrower concepts.")
-    async def narrower(self, info: Info) -> list[Concept]:
-        nodes = await info.context.call(info.context.service.narrower, self.id)
-        return [Concept.from_domain(n) for n in nodes]
+    broader = listed_field(
+        ReadService.broader,
+        lambda node: Concept.from_domain(node),
+        list["Concept"],
+        "Direct broader concepts.",
+    )
+    narrower = listed_field(
+        ReadService.narrower,
+        lambda node: Concept.from_domain(node),
+        list["Concept"],
+        "Direct narrower concepts.",
+    )
 
     @strawberry.field(description="Papers that introduce it.")
     async def introduced_by(self, info: Info) -> list[Paper]:
@@ -628,20 +662,12 @@ def degree_field(rel_type: RelType, direction: Direction) -> Any:
 
 
 @strawberry.type(description="A person who wrote papers in the graph.")
-class Author:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Author(NamedNode):
     nickname: str | None
 
     @classmethod
     def from_domain(cls, node: Node) -> Author:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
-            nickname=_str(node, "nickname"),
-        )
+        return cls(**_named(node), nickname=_str(node, "nickname"))
 
     paper_count: int = degree_field("AUTHORED", "out")
     papers: Connection[Paper] = papers_field("Their papers, newest first (`orderBy`).", _author_query)
@@ -695,13 +721,13 @@ class Author:
         nodes = await info.context.call(info.context.service.author_namesakes, self.node)
         return [Author.from_domain(n) for n in nodes]
 
-    @strawberry.field(
-        description="The institutions they gave as affiliation (paperlists `aff`), the latest year first, "
-        "with the years of those papers."
+    institutions = listed_field(
+        ReadService.author_institutions,
+        lambda affiliation: AuthorInstitution.from_affiliation(affiliation),
+        list["AuthorInstitution"],
+        "The institutions they gave as affiliation (paperlists `aff`), the latest year first, "
+        "with the years of those papers.",
     )
-    async def institutions(self, info: Info) -> list[AuthorInstitution]:
-        rows = await info.context.call(info.context.service.author_institutions, self.id)
-        return [AuthorInstitution.from_affiliation(a) for a in rows]
 
 
 @strawberry.type(
@@ -719,22 +745,13 @@ class Coauthor:
 
 
 @strawberry.type(description="A venue edition, e.g. ICLR 2026.")
-class Venue:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Venue(NamedNode):
     series: str | None
     year: int | None
 
     @classmethod
     def from_domain(cls, node: Node) -> Venue:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
-            series=_str(node, "series"),
-            year=_int(node, "year"),
-        )
+        return cls(**_named(node), series=_str(node, "series"), year=_int(node, "year"))
 
     paper_count: int = degree_field("PUBLISHED_IN", "in")
     papers: Connection[Paper] = papers_field(
@@ -780,20 +797,12 @@ class ConceptTrend:
 
 
 @strawberry.type(description="A topic in a listing's hierarchy, e.g. Deep Learning › Algorithms.")
-class Topic:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Topic(NamedNode):
     path: list[str]
 
     @classmethod
     def from_domain(cls, node: Node) -> Topic:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
-            path=_list(node, "path"),
-        )
+        return cls(**_named(node), path=_list(node, "path"))
 
     @strawberry.field(description="Papers under it, including its subtopics.")
     async def paper_count(self, info: Info) -> int:
@@ -810,10 +819,7 @@ class Topic:
         node = await info.context.call(info.context.service.topic_parent, self.id)
         return Topic.from_domain(node) if node else None
 
-    @strawberry.field
-    async def children(self, info: Info) -> list[Topic]:
-        nodes = await info.context.call(info.context.service.topic_children, self.id)
-        return [Topic.from_domain(n) for n in nodes]
+    children = listed_field(ReadService.topic_children, lambda node: Topic.from_domain(node), list["Topic"])
 
 
 # -- search, stats, analytics --------------------------------------------------------------------
@@ -1008,22 +1014,13 @@ def search_hit(node: Node, score: float, context: Context) -> SearchHit:
     description="An institution authors gave as their affiliation; variants of its name (the same "
     "name in other case or punctuation, or names sharing its domain) are one institution."
 )
-class Institution:
-    node: strawberry.Private[Node]
-    id: strawberry.ID
-    name: str
+class Institution(NamedNode):
     domain: str | None
     aliases: list[str]
 
     @classmethod
     def from_domain(cls, node: Node) -> Institution:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            name=_str(node, "name") or node.id,
-            domain=_str(node, "domain"),
-            aliases=_list(node, "aliases"),
-        )
+        return cls(**_named(node), domain=_str(node, "domain"), aliases=_list(node, "aliases"))
 
     @strawberry.field(description="Its authors, most papers there first, then by name.")
     async def authors(self, info: Info, first: int | None = 10) -> list[InstitutionAuthor]:

@@ -44,6 +44,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from extractors import DATA_DIR
+
 DIMENSIONS = 384
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8-dynamic"
 # Bump when the derivation below changes: it names the cached file, so a new recipe never
@@ -63,7 +65,7 @@ MAX_TOKENS = 64
 # (300 ICLR 2018 papers, interleaved, load 13-20), the small products staying in cache.
 BATCH = 64
 QUANT_SCALE = 127.0
-TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm_tokenizer.json"
+TOKENIZER_FILE = DATA_DIR / "minilm_tokenizer.json"
 
 Vector = npt.NDArray[np.float32]
 

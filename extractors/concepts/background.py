@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from extractors import DATA_DIR
 from extractors.concepts.specificity import DEFAULT_GENERAL_ENGLISH, keyword_affinity, load_general_english
 from extractors.concepts.tokens import Lexicon
 from kg.core.errors import ExtractionError
@@ -40,7 +41,7 @@ INNER_MIN_SINGLE = 5  # a single word inside a longer phrase must be this common
 INNER_MIN_PHRASE = 2
 UNIT_MIN_DF = 3
 UNIT_SHARE = 0.5
-DEFAULT_BACKGROUND = Path(__file__).resolve().parent.parent / "data" / "background_df.json"
+DEFAULT_BACKGROUND = DATA_DIR / "background_df.json"
 
 
 @dataclass(frozen=True)

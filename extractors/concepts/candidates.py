@@ -184,6 +184,13 @@ def chunks_parsed(doc: Doc, stream: TokenStream, skip: frozenset[int] = frozense
     return out
 
 
+def phrase_ends(ends: list[int], start: int) -> list[int]:
+    """The ends (of ascending ``ends``) a phrase starting at ``start`` may have: from ``start``
+    on, while it stays under :data:`MAX_PHRASE_TOKENS` tokens. Both the sub-phrases of a chunk
+    and the plain phrases bound their ends by this one rule."""
+    return ends[bisect_left(ends, start) : bisect_left(ends, start + MAX_PHRASE_TOKENS)]
+
+
 def sub_phrases(
     stream: TokenStream,
     chunk: tuple[int, int],
@@ -231,11 +238,7 @@ def sub_phrases(
             and not stream.flags[i] & NAMES
         )
         after_mod = after_adj and cut_after_modifier(stream, i, s, modifier_pairs)
-        for k in ends:
-            if k < a:
-                continue
-            if k - a >= MAX_PHRASE_TOKENS:
-                break
+        for k in phrase_ends(ends, a):
             j = idx[k]
             if j - i == k - a:
                 key = tuple(keys[i : j + 1])
@@ -318,11 +321,7 @@ def collect_plain(
             after_noun = i > cs and cls[i - 1] == "N" and not flags[i] & NAMES
             after_adj = i > cs and cls[i - 1] == "A" and not flags[i] & NAMES
             after_mod = after_adj and cut_after_modifier(stream, i, cs, modifier_pairs)
-            for j in ends:
-                if j < i:
-                    continue
-                if j - i >= MAX_PHRASE_TOKENS:
-                    break
+            for j in phrase_ends(ends, i):
                 key = tuple(keys[i : j + 1])
                 if key in index or (
                     (j != head or after_noun)

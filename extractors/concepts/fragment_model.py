@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from extractors import DATA_DIR
 from extractors.concepts.completeness import read_spans
 from extractors.concepts.tokens import TokenStream
 from kg.core.errors import ExtractionError
 
 __all__ = ["DEFAULT_FRAGMENT_MODEL", "FragmentModel", "features", "load_fragment_model"]
 
-DEFAULT_FRAGMENT_MODEL = Path(__file__).resolve().parent.parent / "data" / "fragment_model.json"
+DEFAULT_FRAGMENT_MODEL = DATA_DIR / "fragment_model.json"
 # Words before and after a phrase kept as themselves; any other word is "*" in the
 # word-class features (its own identity is the pw=/nw= feature).
 _PREV_WORDS = frozenset(

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 from spacy.tokens import Doc
 
+from extractors import DATA_DIR
 from extractors.concepts.term_rows import TermRows
 from extractors.concepts.vocabulary import SKIP_TOKENS
 from extractors.text import MATH_PLACEHOLDER
@@ -54,7 +55,7 @@ __all__ = [
     "predictor_of",
 ]
 
-DEFAULT_PREDICTOR = Path(__file__).resolve().parent.parent / "data" / "predictor.npz"
+DEFAULT_PREDICTOR = DATA_DIR / "predictor.npz"
 # MENTIONS.score = SCORE_SCALE x probability: the text mentions' scale (the re-ranker's
 # ``RANKER_SCALE`` in extractors/concepts/analysis/ranking.py, 10 x P(author keyword); a test keeps
 # them equal). Kept here so this stage does not reach into the analysis internals.

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from extractors import DATA_DIR
 from extractors.concepts.background import Background
 from extractors.concepts.filler import is_generic_key
 from kg.core.errors import ExtractionError
@@ -35,7 +36,7 @@ __all__ = ["DEFAULT_RANKER", "FEATURES", "KIND_FEATURES", "Ranker", "features", 
 # The candidate's kind as one-hot features, then whether its surface is an acronym; the fast
 # path (:class:`~extractors.concepts.analysis.ranking.RankTerms`) reads these in this order too.
 KIND_FEATURES: tuple[str, ...] = ("kind_model", "kind_dataset", "kind_task", "kind_method", "acronym_surface")
-DEFAULT_RANKER = Path(__file__).resolve().parent.parent / "data" / "ranker.json"
+DEFAULT_RANKER = DATA_DIR / "ranker.json"
 FEATURES: tuple[str, ...] = (
     "log_score",
     "log_static",

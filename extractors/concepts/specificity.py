@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
+from extractors import DATA_DIR
 from kg.core.errors import ExtractionError
 
 __all__ = [
@@ -46,7 +47,7 @@ __all__ = [
     "load_general_english",
 ]
 
-DEFAULT_GENERAL_ENGLISH = Path(__file__).resolve().parent.parent / "data" / "general_english.json"
+DEFAULT_GENERAL_ENGLISH = DATA_DIR / "general_english.json"
 # Zipf 4.2: about once in 16,000 words of general English ("security", "issue", "privacy",
 # "concern", "user", "input", "requirement", "evaluation", "efficiency").
 COMMON_ZIPF = 4.2

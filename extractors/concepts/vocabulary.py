@@ -17,6 +17,7 @@ from typing import Any
 
 from spacy.tokenizer import Tokenizer
 
+from extractors import DATA_DIR
 from extractors.concepts import key_cache
 from extractors.concepts.specificity import load_general_english
 from extractors.concepts.tokens import HYPHENS, Lexicon, TokenStream, positions, stream_from_doc
@@ -40,7 +41,7 @@ __all__ = [
     "token_key",
 ]
 
-DEFAULT_VOCABULARY = Path(__file__).resolve().parent.parent / "data" / "concepts.json"
+DEFAULT_VOCABULARY = DATA_DIR / "concepts.json"
 # Acronyms whose reading is settled in ML papers: they resolve without supporting context.
 WELL_KNOWN_ACRONYMS = frozenset(
     """AI ML NLP RL LLM LM GAN VAE CNN RNN GNN LSTM MLP GRU SGD MCMC MDP POMDP RLHF DPO PPO PCA SVD SVM

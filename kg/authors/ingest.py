@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kg.authors.resolution import Resolution, Slot, name_key, resolve
 from kg.core.ids import author_node_id, fold, paper_id, split_nickname
-from kg.core.models import Node, PaperRecord, Properties, RawPaper, Relationship, trusted_node, trusted_record
+from kg.core.models import PaperRecord, Properties, RawPaper, Relationship, trusted_node, trusted_record
 from kg.curation.decisions import Curation
 from kg.curation.decisions import apply as apply_curations
 from kg.stores.protocol import AuthorMove, GraphStore, StoredSlot
 
 # Properties of an AUTHORED edge that record its slot, so a later ingest can re-resolve it.
 SLOT_PROPERTIES = ("name", "nickname", "externalIds")
+
+ItemT = TypeVar("ItemT")
 
 
 def paper_slots(paper: RawPaper, pid: str) -> list[Slot]:
@@ -185,28 +188,35 @@ def apply_people(record: PaperRecord, resolution: Resolution) -> PaperRecord:
             remap[r.start] = person
     if not remap:
         return record
-    nodes: list[Node] = []
-    placed: set[str] = set()
-    for n in record.nodes:
-        if n.label != "Author" or n.id not in remap:
-            nodes.append(n)
-            continue
-        person_id = remap[n.id]
-        if person_id not in placed:
-            placed.add(person_id)
-            nodes.append(trusted_node(person_id, "Author", resolution.people[person_id].properties))
-    rels: list[Relationship] = []
-    linked: set[str] = set()
-    for r in record.relationships:
-        if r.type != "AUTHORED" or r.start not in remap:
-            rels.append(r)
-            continue
-        person_id = remap[r.start]
-        if person_id in linked:
-            continue
-        linked.add(person_id)
-        rels.append(Relationship(type="AUTHORED", start=person_id, end=r.end, properties=r.properties))
+    nodes = _once_per_person(
+        record.nodes,
+        lambda n: remap.get(n.id) if n.label == "Author" else None,
+        lambda n, person: trusted_node(person, "Author", resolution.people[person].properties),
+    )
+    rels = _once_per_person(
+        record.relationships,
+        lambda r: remap.get(r.start) if r.type == "AUTHORED" else None,
+        lambda r, person: Relationship(type="AUTHORED", start=person, end=r.end, properties=r.properties),
+    )
     return trusted_record(record.paper, nodes, rels, record.embedding)
+
+
+def _once_per_person(
+    items: Iterable[ItemT], person_of: Callable[[ItemT], str | None], rewrite: Callable[[ItemT, str], ItemT]
+) -> list[ItemT]:
+    """``items`` with each one ``person_of`` maps rewritten for its person, once per person: two
+    author slots of one paper can be one person, who gets one node and one AUTHORED link. The
+    rest stay as they are, in order. The nodes and the links are remapped by this one rule."""
+    kept: list[ItemT] = []
+    placed: set[str] = set()
+    for item in items:
+        person = person_of(item)
+        if person is None:
+            kept.append(item)
+        elif person not in placed:
+            placed.add(person)
+            kept.append(rewrite(item, person))
+    return kept
 
 
 def _position(props: Properties) -> int:

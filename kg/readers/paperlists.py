@@ -85,10 +85,8 @@ def venue_from_site(url: str) -> tuple[str, int] | None:
 
     >>> venue_from_site("https://openaccess.thecvf.com/content_WACV_2020/html/x.html")
     ('WACV', 2020)
-    >>> venue_from_site("https://aclanthology.org/2022.naacl-main.62/")
-    ('NAACL', 2022)
-    >>> venue_from_site("https://openreview.net/forum?id=0M7JiV1GFN") is None
-    True
+    >>> venue_from_site("https://aclanthology.org/2022.naacl-main.62/"), venue_from_site("https://openreview.net/")
+    (('NAACL', 2022), None)
     """
     for pattern in _SITE_PATTERNS:
         m = pattern.search(url)
@@ -123,10 +121,8 @@ def venue_from_file_name(file: str) -> tuple[str, int] | None:
 
     >>> venue_from_file_name("../data/paperlists/corl/corl2024.json")
     ('CoRL', 2024)
-    >>> venue_from_file_name("neurips2023-meta.jsonl")
-    ('NeurIPS', 2023)
-    >>> venue_from_file_name("listing2024.txt") is None
-    True
+    >>> venue_from_file_name("neurips2023-meta.jsonl"), venue_from_file_name("listing2024.txt")
+    (('NeurIPS', 2023), None)
     """
     m = _FILE_NAME.match(PurePath(file).name)
     if not m:

@@ -41,27 +41,21 @@ class Ties:
 def whole_frontier(
     store: Any, center: str, depth: int, max_nodes: int, min_weight: int
 ) -> tuple[list[str], bool]:
-    """ego_ids as it was: every frontier node's ties read at once."""
-    nodes, seen, frontier, truncated = [center], {center}, [center], False
+    """ego_ids as it was, stated as a rule: each hop reads every frontier node's ties at once,
+    and the ids not met before join in the order the lists name them, until ``max_nodes``; one
+    more id than fits means the network was cut (truncated)."""
+    nodes, frontier = [center], [center]
     for _ in range(depth):
         lists = store.weighted_neighbors(frontier, "COAUTHOR", min_weight, max_nodes - len(nodes) + 1)
-        nxt: list[str] = []
-        for neighbours in lists:
-            for other in neighbours:
-                if other.id in seen:
-                    continue
-                if len(nodes) >= max_nodes:
-                    truncated = True
-                    break
-                seen.add(other.id)
-                nodes.append(other.id)
-                nxt.append(other.id)
-            if truncated:
-                break
-        if truncated or not nxt:
+        met = set(nodes)
+        new = list(dict.fromkeys(o.id for neighbours in lists for o in neighbours if o.id not in met))
+        room = max_nodes - len(nodes)
+        if len(new) > room:
+            return nodes + new[:room], True
+        if not new:
             break
-        frontier = nxt
-    return nodes, truncated
+        nodes, frontier = nodes + new, new
+    return nodes, False
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -98,16 +98,17 @@ def _reference_sentence_spans(text: str) -> list[tuple[int, int]]:
 
     boundary = re.compile(r"(?<=[.!?。])\s+(?=[A-Z0-9§(\[\"“])")
     abbreviations = ("e.g.", "i.e.", "etc.", "vs.", "al.", "fig.", "eq.", "cf.", "resp.", "approx.", "w.r.t.")
-    spans: list[tuple[int, int]] = []
-    start = 0
+    # The boundaries kept, as (end of a sentence, start of the next): one is passed over when
+    # the sentence so far ends with an abbreviation; the last sentence runs to the text's end.
+    kept: list[tuple[int, int]] = []
     for m in boundary.finditer(text):
-        if text[start : m.start()].lower().endswith(abbreviations):
-            continue
-        spans.append((start, m.start()))
-        start = m.end()
-    if start < len(text.rstrip()):
-        spans.append((start, len(text.rstrip())))
-    return spans
+        since = kept[-1][1] if kept else 0
+        if not text[since : m.start()].lower().endswith(abbreviations):
+            kept.append((m.start(), m.end()))
+    starts = [0] + [nxt for _, nxt in kept]
+    ends = [end for end, _ in kept] + [len(text.rstrip())]
+    spans = list(zip(starts, ends, strict=True))
+    return spans if starts[-1] < ends[-1] else spans[:-1]
 
 
 @pytest.mark.parametrize(

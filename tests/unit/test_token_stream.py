@@ -42,34 +42,33 @@ TEXTS = [
 
 
 def reference_stream(doc: Doc, lexicon: Lexicon, title_end: int = 0) -> TokenStream:
-    """The former token-by-token loop, kept as the specification of the stream."""
-    tagged = doc.has_annotation("TAG")
-    classes_by_tag = _tagged_classes(doc) if tagged else None
-    rows: list[Row] = []
-    prev_end = -10
-    hyphen_end = -10
+    """The stream by its rules, stated token by token (the specification of the stream): hyphen
+    tokens drop out; a word is *tight* when it starts where the token before it ends, and
+    *glued* when that token is a hyphen which itself touches the token before it ("multi-armed");
+    in a tagged Doc the tagger's class wins after the title, except for marks, and except for
+    gerunds the lexicon reads as nouns ("clustering")."""
+    tags = _tagged_classes(doc) if doc.has_annotation("TAG") else None
     strings = doc.vocab.strings
-    for n, (orth, idx) in enumerate(
-        zip(doc.to_array("ORTH").tolist(), doc.to_array("IDX").tolist(), strict=True)
-    ):
-        text, key, cls, flags = lexicon.orth_info(orth, strings[orth])
-        end = idx + len(text)
+    at = doc.to_array("IDX").tolist()
+    infos = [lexicon.orth_info(orth, strings[orth]) for orth in doc.to_array("ORTH").tolist()]
+    until = [start + len(info[0]) for start, info in zip(at, infos, strict=True)]
+
+    def touches(n: int) -> bool:
+        return n > 0 and at[n] == until[n - 1]
+
+    rows: list[Row] = []
+    for n, (text, key, cls, flags) in enumerate(infos):
         if flags & HYPHEN:
-            hyphen_end = end if idx == prev_end else -10
-            prev_end = end
             continue
-        if classes_by_tag is not None and cls != "M" and idx >= title_end:
-            tagged_cls = classes_by_tag[n]
-            if not (tagged_cls == "V" and cls == "N" and text.endswith("ing")):
-                cls = tagged_cls
-        glued = idx == hyphen_end
-        tight = idx == prev_end
+        tagged = tags[n] if tags is not None and cls != "M" and at[n] >= title_end else cls
+        if not (tagged == "V" and cls == "N" and text.endswith("ing")):
+            cls = tagged
+        after_hyphen = n > 0 and bool(infos[n - 1][3] & HYPHEN)
+        glued = after_hyphen and touches(n - 1) and touches(n)
         if flags & SPLIT:
-            _append_split(rows, lexicon, text, idx, cls, glued, tight)
+            _append_split(rows, lexicon, text, at[n], cls, glued, touches(n))
         else:
-            rows.append((text, key, idx, end, cls, glued, tight, flags))
-        prev_end = end
-        hyphen_end = -10
+            rows.append((text, key, at[n], until[n], cls, glued, touches(n), flags))
     if not rows:
         return TokenStream()
     texts, keys, starts, ends, classes, glued_col, tight_col, flags_col = zip(*rows, strict=True)

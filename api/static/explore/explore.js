@@ -1094,23 +1094,20 @@
     document.querySelectorAll(".mode-form").forEach(function (f) { f.hidden = f.dataset.mode !== mode; });
   }
 
-  // The form's "Min. shared papers" stays as it is (opening a concept used to reset it to 1,
-  // which drew 120 nodes and 3,958 links around "reinforcement learning" on 17k papers).
-  function openConcept(name) {
-    setMode("concept");
-    $("#concept-form").concept.value = name;
+  // Opening a concept or an author: its mode, the name in that mode's form, then load() draws
+  // (and remembers) the mode's graph; one path for both, so they cannot drift apart. The form's
+  // "Min. shared papers" stays as it is (opening a concept used to reset it to 1, which drew
+  // 120 nodes and 3,958 links around "reinforcement learning" on 17k papers).
+  function openNamed(mode, field, name) {
+    setMode(mode);
+    $("#" + mode + "-form")[field].value = name;
     state.paper = null;
-    rememberView();
-    return loadConceptGraph();
+    return load();
   }
 
-  function openAuthor(name) {
-    setMode("coauthor");
-    $("#coauthor-form").author.value = name;
-    state.paper = null;
-    rememberView();
-    return loadCoauthors();
-  }
+  function openConcept(name) { return openNamed("concept", "concept", name); }
+
+  function openAuthor(name) { return openNamed("coauthor", "author", name); }
 
   function load() {
     rememberView();

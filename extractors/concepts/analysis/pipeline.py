@@ -57,15 +57,9 @@ def run_stages(
     """One paper's analysis, uncached: the stages in order."""
     stream = stream_from_doc(doc, background.lexicon, title_end, tagged=False if tokens_only else None)
     fix_word_classes(stream, title_end, background)  # 0. verbs the lexicon reads as nouns
-    ctx = PaperContext(
-        doc=doc,
-        text=text,
-        title_end=title_end,
-        vocab=vocab,
-        background=background,
-        stream=stream,
-        parsed=not tokens_only and doc.has_annotation("DEP"),
-    )
+    parsed = not tokens_only and doc.has_annotation("DEP")
+    # The inputs in PaperContext's field order, each variable named as its field.
+    ctx = PaperContext(doc, text, title_end, vocab, background, stream, parsed)
     define_acronyms(ctx)  # 1. acronym definitions; their "( SF )" tokens are transparent
     match_vocabulary(ctx)  # 2. curated concepts, with support for ambiguous aliases
     count_acronym_uses(ctx)  # 1b. the short forms of discovered acronyms elsewhere

@@ -99,9 +99,7 @@ def label(name: str) -> str:
     >>> label("Paper")
     'Paper'
     """
-    if name not in LABELS:
-        raise GraphStoreError(f"unknown node label {name!r} (expected one of {', '.join(LABELS)})")
-    return name
+    return _one_of(name, LABELS, "node label")
 
 
 def rel_type(name: str) -> str:
@@ -110,8 +108,13 @@ def rel_type(name: str) -> str:
     >>> rel_type("AUTHORED")
     'AUTHORED'
     """
-    if name not in REL_TYPES:
-        raise GraphStoreError(f"unknown relationship type {name!r} (expected one of {', '.join(REL_TYPES)})")
+    return _one_of(name, REL_TYPES, "relationship type")
+
+
+def _one_of(name: str, allowed: Sequence[str], what: str) -> str:
+    """``name`` if ``allowed`` has it, else a GraphStoreError naming ``what`` and the choices."""
+    if name not in allowed:
+        raise GraphStoreError(f"unknown {what} {name!r} (expected one of {', '.join(allowed)})")
     return name
 
 
@@ -572,19 +575,27 @@ def nodes_with_label(label_: str) -> Statement:
     )
 
 
+def _by_direction(direction: Direction, out: str, into: str) -> list[str]:
+    """The parts of a statement for ``direction``: ``out`` for "out", ``into`` for "in", both
+    for "both", so the neighbour and degree reads read a direction alike; a GraphStoreError for
+    anything else."""
+    parts = [part for way, part in (("out", out), ("in", into)) if direction in (way, "both")]
+    if not parts:
+        raise GraphStoreError(f"unknown direction {direction!r} (expected out, in or both)")
+    return parts
+
+
 def neighbors(ids: Sequence[str], type_: str, direction: Direction) -> Statement:
     """Per id and relationship: ``rows`` of ``[id, out, rel props, other id, other labels, other props]``.
 
     ``out``: is the id the relationship's start?
     """
     t = rel_type(type_)
-    parts = []
-    if direction in ("out", "both"):
-        parts.append(f"MATCH (n)-[r:{t}]->(o:{NODE_LABEL}) RETURN r, o, true AS out")
-    if direction in ("in", "both"):
-        parts.append(f"MATCH (n)<-[r:{t}]-(o:{NODE_LABEL}) RETURN r, o, false AS out")
-    if not parts:
-        raise GraphStoreError(f"unknown direction {direction!r} (expected out, in or both)")
+    parts = _by_direction(
+        direction,
+        f"MATCH (n)-[r:{t}]->(o:{NODE_LABEL}) RETURN r, o, true AS out",
+        f"MATCH (n)<-[r:{t}]-(o:{NODE_LABEL}) RETURN r, o, false AS out",
+    )
     return Statement(
         f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
         f"CALL (n) {{ {' UNION ALL '.join(parts)} }} "
@@ -596,13 +607,7 @@ def neighbors(ids: Sequence[str], type_: str, direction: Direction) -> Statement
 def degrees(ids: Sequence[str], type_: str, direction: Direction) -> Statement:
     """``rows`` of ``[id, degree]`` per existing id: its relationships of one type in ``direction``."""
     t = rel_type(type_)
-    terms = []
-    if direction in ("out", "both"):
-        terms.append(f"COUNT {{ (n)-[:{t}]->() }}")
-    if direction in ("in", "both"):
-        terms.append(f"COUNT {{ (n)<-[:{t}]-() }}")
-    if not terms:
-        raise GraphStoreError(f"unknown direction {direction!r} (expected out, in or both)")
+    terms = _by_direction(direction, f"COUNT {{ (n)-[:{t}]->() }}", f"COUNT {{ (n)<-[:{t}]-() }}")
     return Statement(
         f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
         f"WITH id, {' + '.join(terms)} AS degree RETURN collect([id, degree]) AS rows",

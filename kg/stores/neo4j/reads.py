@@ -225,15 +225,35 @@ class Neo4jReads:
         return Page(ids=list(record["ids"]), total=int(record["total"]))
 
     # -- networks -------------------------------------------------------------------------------
+    def _neighbour_lists(
+        self, ids: Sequence[str], limit: int, statement: Callable[[list[str]], q.Statement]
+    ) -> list[list[Weighted]]:
+        """One weighted list per id of ``ids``, read by one ``statement`` over the distinct ids
+        (a repeated id is read once); no read when there is nothing to find. The neighbour reads
+        (pairs, co-authors or concepts in years, venues) differ only in the statement."""
+        unique = list(dict.fromkeys(ids))
+        if not unique or limit < 1:
+            return [[] for _ in ids]
+        return _weighted_lists(ids, unique, self._read_one(statement(unique))["rows"])
+
+    def _edges_among(
+        self, ids: Sequence[str], statement: Callable[[list[str]], q.Statement]
+    ) -> list[PairEdge]:
+        """The ties among the distinct ``ids``, sorted, read by one ``statement``; none without
+        two ids."""
+        unique = list(dict.fromkeys(ids))
+        if len(unique) < 2:
+            return []
+        rows = self._read_one(statement(unique))["rows"]
+        return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
+
     def weighted_neighbors(
         self, ids: Sequence[str], pair: PairType, min_weight: int, limit: int
     ) -> list[list[Weighted]]:
         rq.pair_type(pair)
-        unique = list(dict.fromkeys(ids))
-        if not unique or limit < 1:
-            return [[] for _ in ids]
-        rows = self._read_one(rq.weighted_neighbors(unique, pair, min_weight, limit))["rows"]
-        return _weighted_lists(ids, unique, rows)
+        return self._neighbour_lists(
+            ids, limit, lambda unique: rq.weighted_neighbors(unique, pair, min_weight, limit)
+        )
 
     def pair_edges_among(self, ids: Sequence[str], pair: PairType, min_weight: int) -> list[PairEdge]:
         rq.pair_type(pair)
@@ -325,45 +345,29 @@ class Neo4jReads:
     def coauthors_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
     ) -> list[list[Weighted]]:
-        unique = list(dict.fromkeys(ids))
-        if not unique or limit < 1:
-            return [[] for _ in ids]
-        rows = self._read_one(rq.coauthors_in_years(unique, years, min_weight, limit))["rows"]
-        return _weighted_lists(ids, unique, rows)
+        return self._neighbour_lists(
+            ids, limit, lambda unique: rq.coauthors_in_years(unique, years, min_weight, limit)
+        )
 
     def author_venues(self, ids: Sequence[str], limit: int) -> list[list[Weighted]]:
-        unique = list(dict.fromkeys(ids))
-        if not unique or limit < 1:
-            return [[] for _ in ids]
-        rows = self._read_one(rq.author_venues(unique, limit))["rows"]
-        return _weighted_lists(ids, unique, rows)
+        return self._neighbour_lists(ids, limit, lambda unique: rq.author_venues(unique, limit))
 
     def coauthor_edges_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int
     ) -> list[PairEdge]:
-        unique = list(dict.fromkeys(ids))
-        if len(unique) < 2:
-            return []
-        rows = self._read_one(rq.coauthor_edges_in_years(unique, years, min_weight))["rows"]
-        return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
+        return self._edges_among(ids, lambda unique: rq.coauthor_edges_in_years(unique, years, min_weight))
 
     def concepts_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int, limit: int
     ) -> list[list[Weighted]]:
-        unique = list(dict.fromkeys(ids))
-        if not unique or limit < 1:
-            return [[] for _ in ids]
-        rows = self._read_one(rq.concepts_in_years(unique, years, min_weight, limit))["rows"]
-        return _weighted_lists(ids, unique, rows)
+        return self._neighbour_lists(
+            ids, limit, lambda unique: rq.concepts_in_years(unique, years, min_weight, limit)
+        )
 
     def concept_edges_in_years(
         self, ids: Sequence[str], years: tuple[int, int], min_weight: int
     ) -> list[PairEdge]:
-        unique = list(dict.fromkeys(ids))
-        if len(unique) < 2:
-            return []
-        rows = self._read_one(rq.concept_edges_in_years(unique, years, min_weight))["rows"]
-        return sorted(PairEdge(a, b, int(w)) for a, b, w in rows)
+        return self._edges_among(ids, lambda unique: rq.concept_edges_in_years(unique, years, min_weight))
 
     def paper_years(self, query: PaperQuery) -> list[YearCount]:
         rows = self._read_one(rq.paper_years(query, self._drive_by(query)))["rows"]

@@ -564,49 +564,34 @@ class Neo4jStore(Neo4jReads):
             return session.execute_read(lambda tx: authors.author_slots(tx, name_keys))
 
     def reassign_authors(self, moves: Sequence[AuthorMove], nodes: dict[str, Properties]) -> None:
-        if not moves and not nodes:
-            return
-
-        def work(tx: neo4j.ManagedTransaction) -> bool:
-            self._exec(tx, q.lock_writers())
-            return authors.reassign(tx, moves, nodes)
-
-        with self._errors(), self._session() as session:
-            session.execute_write(work)
+        if moves or nodes:
+            self._locked_write(lambda tx: authors.reassign(tx, moves, nodes))
 
     def affiliation_rows(self) -> list[tuple[str, str, object, object]]:
         with self._errors(), self._session() as session:
             return session.execute_read(institutions.affiliation_rows)
 
     def replace_institutions(self, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
-        def work(tx: neo4j.ManagedTransaction) -> None:
-            self._exec(tx, q.lock_writers())
-            institutions.replace(tx, nodes, rels)
-
-        with self._errors(), self._session() as session:
-            session.execute_write(work)
+        self._locked_write(lambda tx: institutions.replace(tx, nodes, rels))
 
     def remove_concepts(self, concepts: Sequence[str], links: Sequence[tuple[str, str, str]]) -> None:
-        if not concepts and not links:
-            return
-
-        def work(tx: neo4j.ManagedTransaction) -> bool:
-            self._exec(tx, q.lock_writers())
-            return concepts_ops.remove(tx, concepts, links)
-
-        with self._errors(), self._session() as session:
-            session.execute_write(work)
+        if concepts or links:
+            self._locked_write(lambda tx: concepts_ops.remove(tx, concepts, links))
 
     def relink_keyphrases(self, concept_ids: Sequence[str], relink: Callable[[list[str]], list[str]]) -> None:
-        if not concept_ids:
-            return
+        if concept_ids:
+            self._locked_write(lambda tx: concepts_ops.relink(tx, concept_ids, relink))
 
-        def work(tx: neo4j.ManagedTransaction) -> bool:
+    def _locked_write(self, work: Callable[[neo4j.ManagedTransaction], object]) -> None:
+        """Runs ``work`` in one write transaction that first takes the writers' lock, so an
+        author, institution or concept rewrite never interleaves with an ingest batch."""
+
+        def locked(tx: neo4j.ManagedTransaction) -> None:
             self._exec(tx, q.lock_writers())
-            return concepts_ops.relink(tx, concept_ids, relink)
+            work(tx)
 
         with self._errors(), self._session() as session:
-            session.execute_write(work)
+            session.execute_write(locked)
 
     def ping(self) -> None:
         try:

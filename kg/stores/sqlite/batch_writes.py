@@ -102,20 +102,18 @@ class StoredRows:
             'ON r.start = k.start AND r.type = k.type AND r."end" = k."end"'
         ).fetchall():
             yield (start, typ, end), schema.loads(blob)
-        for chunk in chunked(list(papers)):
-            marks = ",".join("?" * len(chunk))
-            for start, end, blob in c.execute(
-                f'SELECT start, "end", props FROM rels WHERE "end" IN ({marks}) AND type = \'AUTHORED\'',
-                chunk,
-            ).fetchall():
-                yield (start, "AUTHORED", end), schema.loads(blob)
-        for chunk in chunked([*papers, *carriers]):
-            marks = ",".join("?" * len(chunk))
-            for start, end, blob in c.execute(
-                f"SELECT start, \"end\", props FROM rels WHERE start IN ({marks}) AND type = 'MENTIONS'",
-                chunk,
-            ).fetchall():
-                yield (start, "MENTIONS", end), schema.loads(blob)
+        # The papers' AUTHORED links (by their end), the papers' and carriers' MENTIONS (by start).
+        for ids, side, typ in (
+            (list(papers), '"end"', "AUTHORED"),
+            ([*papers, *carriers], "start", "MENTIONS"),
+        ):
+            for chunk in chunked(ids):
+                marks = ",".join("?" * len(chunk))
+                for start, end, blob in c.execute(
+                    f"SELECT start, \"end\", props FROM rels WHERE {side} IN ({marks}) AND type = '{typ}'",
+                    chunk,
+                ).fetchall():
+                    yield (start, typ, end), schema.loads(blob)
 
 
 def write(c: sqlite3.Connection, plan: WritePlan) -> None:

@@ -532,21 +532,26 @@ class SQLiteReads:
         author's byline."""
         tests: list[str] = []
         params: list[Any] = []
-        if q.concepts is not None:
-            about = " AND (m.type = 'INTRODUCES' OR m.about = 1)" if q.about_only else ""
+        # (ids, the test with the id list as {marks}, what about_only adds): concepts through the
+        # paper's MENTIONS/INTRODUCES, phrases through its keyphrase rows.
+        for ids, test, about in (
             # ``+``: filter the paper's few MENTIONS by the list rather than probe it per id
-            tests.append(
+            (
+                q.concepts,
                 "EXISTS (SELECT 1 FROM rels m WHERE m.start = p.id AND m.type IN ('MENTIONS', 'INTRODUCES') "
-                f'AND +m."end" IN ({_marks(len(q.concepts))}){about})'
-            )
-            params.extend(q.concepts)
-        if q.phrases is not None:
-            about = " AND k.about = 1" if q.about_only else ""
-            tests.append(
+                'AND +m."end" IN ({marks}){about})',
+                " AND (m.type = 'INTRODUCES' OR m.about = 1)",
+            ),
+            (
+                q.phrases,
                 "EXISTS (SELECT 1 FROM keyphrases k INDEXED BY keyphrases_by_paper WHERE k.paper_id = p.id "
-                f"AND k.concept_id IN ({_marks(len(q.phrases))}){about})"
-            )
-            params.extend(q.phrases)
+                "AND k.concept_id IN ({marks}){about})",
+                " AND k.about = 1",
+            ),
+        ):
+            if ids is not None:
+                tests.append(test.format(marks=_marks(len(ids)), about=about if q.about_only else ""))
+                params.extend(ids)
         if q.author is not None:
             tests.append(
                 "EXISTS (SELECT 1 FROM rels a WHERE a.start = ? AND a.type = 'AUTHORED' AND a.\"end\" = p.id)"

@@ -26,7 +26,7 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -365,12 +365,7 @@ def _copy(source: _Source, target: sqlite3.Connection, salvage: Salvage) -> None
         key_rows += schema.name_key_rows(node_id, label, props)
     if not node_rows:
         raise NothingToSave("not one node could be read")
-    target.executemany(
-        "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text) "
-        "VALUES (?,?,?,?,?,?,?,?,?)",
-        node_rows,
-    )
-    salvage.nodes = len(node_rows)
+    salvage.nodes = _insert(target, _INSERT_NODES, node_rows)
     target.executemany(
         "INSERT OR IGNORE INTO name_keys (key, rank, node_id) VALUES (?,?,?)", sorted(key_rows)
     )
@@ -391,6 +386,26 @@ def _copy(source: _Source, target: sqlite3.Connection, salvage: Salvage) -> None
         _copy_embeddings(source, target, labels, salvage)
     _recount(target)
     _copy_meta(source, target, tables)
+
+
+# The rows a rebuild writes, with every derived column (see the store's schema).
+_INSERT_NODES = (
+    "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text) "
+    "VALUES (?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_RELS = (
+    'INSERT INTO rels (start, type, "end", props, weight, about, position, rank) VALUES (?,?,?,?,?,?,?,?)'
+)
+_INSERT_KEYPHRASES = (
+    "INSERT OR IGNORE INTO keyphrases (concept_id, paper_id, node, rel, key, about) VALUES (?,?,?,?,?,?)"
+)
+
+
+def _insert(target: sqlite3.Connection, sql: str, rows: Sequence[tuple[object, ...]]) -> int:
+    """Writes the salvaged ``rows`` of one table and returns how many there were, the count the
+    repair reports for that table."""
+    target.executemany(sql, rows)
+    return len(rows)
 
 
 def _copy_rels(
@@ -417,12 +432,7 @@ def _copy_rels(
             stored = None if blob is None else schema.dumps(props)
             rows.append((start, rel_type, end, stored, None, *schema.rel_columns(rel_type, props)))
         seen.add((start, rel_type, end))
-    target.executemany(
-        'INSERT INTO rels (start, type, "end", props, weight, about, position, rank) '
-        "VALUES (?,?,?,?,?,?,?,?)",
-        rows,
-    )
-    salvage.rels = len(rows)
+    salvage.rels = _insert(target, _INSERT_RELS, rows)
 
 
 def _copy_keyphrases(
@@ -443,11 +453,7 @@ def _copy_keyphrases(
             continue
         key, about = schema.keyphrase_columns(node, rel)
         kept.append((concept_id, paper_id, schema.dumps(node), schema.dumps(rel), key, about))
-    target.executemany(
-        "INSERT OR IGNORE INTO keyphrases (concept_id, paper_id, node, rel, key, about) VALUES (?,?,?,?,?,?)",
-        kept,
-    )
-    salvage.keyphrases = len(kept)
+    salvage.keyphrases = _insert(target, _INSERT_KEYPHRASES, kept)
 
 
 def _copy_analysis(

@@ -28,6 +28,8 @@ JSON property map, and name lookups go through a key table instead of scanning n
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import orjson
 
@@ -58,19 +60,40 @@ COUNTS_DDL: tuple[str, ...] = (
 )
 
 
-def ensure_counts(c: sqlite3.Connection) -> None:
-    """Create the counts table, its triggers and its rows, unless the store has them."""
-    if c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counts'").fetchone():
-        return
+@contextmanager
+def _immediate(c: sqlite3.Connection) -> Iterator[None]:
+    """One ``BEGIN IMMEDIATE`` transaction around a store upgrade: committed when the block
+    ends, rolled back on any error (so a half-upgraded store never stays)."""
     c.execute("BEGIN IMMEDIATE")
     try:
-        if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counts'").fetchone():
-            for statement in COUNTS_DDL:
-                c.execute(statement)
+        yield
         c.execute("COMMIT")
     except BaseException:
         c.execute("ROLLBACK")
         raise
+
+
+def _has(c: sqlite3.Connection, kind: str, name: str) -> bool:
+    """Whether the store has the table or index ``name`` (``kind`` "table" or "index")."""
+    return (
+        c.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name)).fetchone()
+        is not None
+    )
+
+
+def _columns(c: sqlite3.Connection, table: str) -> set[str]:
+    """The column names of ``table`` (which upgrades a store written before them still needs)."""
+    return {row[1] for row in c.execute(f"PRAGMA table_info({table})")}
+
+
+def ensure_counts(c: sqlite3.Connection) -> None:
+    """Create the counts table, its triggers and its rows, unless the store has them."""
+    if _has(c, "table", "counts"):
+        return
+    with _immediate(c):
+        if not _has(c, "table", "counts"):
+            for statement in COUNTS_DDL:
+                c.execute(statement)
 
 
 # Indexes added after format 1 shipped, with the indexes they replace: created by
@@ -138,16 +161,11 @@ def ensure_indexes(c: sqlite3.Connection) -> None:
 
     if not missing():
         return
-    c.execute("BEGIN IMMEDIATE")
-    try:
+    with _immediate(c):
         for _, create, replaces in missing():
             c.execute(create)
             for old in replaces:
                 c.execute(f"DROP INDEX IF EXISTS {old}")
-        c.execute("COMMIT")
-    except BaseException:
-        c.execute("ROLLBACK")
-        raise
 
 
 # ``nodes.ties`` (see the module docstring) and its index, added to a store without them when it
@@ -163,30 +181,16 @@ _TIE_SUMS = (
 def ensure_ties(c: sqlite3.Connection) -> None:
     """Give a store written before ``nodes.ties`` the column, its values and its index (once;
     about 30 s at 100k papers, a pass over every pair)."""
-
-    def indexed() -> bool:
-        return bool(
-            c.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'nodes_by_ties'"
-            ).fetchone()
-        )
-
-    if indexed():
+    if _has(c, "index", "nodes_by_ties"):
         return
-    c.execute("BEGIN IMMEDIATE")
-    try:
-        columns = {row[1] for row in c.execute("PRAGMA table_info(nodes)")}
-        if "ties" not in columns:
+    with _immediate(c):
+        if "ties" not in _columns(c, "nodes"):
             c.execute("ALTER TABLE nodes ADD COLUMN ties INTEGER NOT NULL DEFAULT 0")
             types = "(" + ", ".join(f"'{t}'" for t in PAIR_TYPES) + ")"
             sums = c.execute(_TIE_SUMS.format(types=types)).fetchall()
             c.executemany("UPDATE nodes SET ties = ? WHERE id = ?", [(s, i) for i, s in sums])
-        if not indexed():  # another process may have added it meanwhile
+        if not _has(c, "index", "nodes_by_ties"):  # another process may have added it meanwhile
             c.execute(TIES_INDEX)
-        c.execute("COMMIT")
-    except BaseException:
-        c.execute("ROLLBACK")
-        raise
 
 
 # The keyphrase table's lookup columns and indexes (see the module docstring), added to a store
@@ -204,20 +208,10 @@ def keyphrase_columns(node: Properties, rel: Properties) -> tuple[str, int]:
 
 def ensure_keyphrase_lookup(c: sqlite3.Connection) -> None:
     """Give a store written before the keyphrase lookup its columns, values and indexes (once)."""
-
-    def indexed() -> bool:
-        return bool(
-            c.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'keyphrases_by_key'"
-            ).fetchone()
-        )
-
-    if indexed():
+    if _has(c, "index", "keyphrases_by_key"):
         return
-    c.execute("BEGIN IMMEDIATE")
-    try:
-        columns = {row[1] for row in c.execute("PRAGMA table_info(keyphrases)")}
-        if "key" not in columns:
+    with _immediate(c):
+        if "key" not in _columns(c, "keyphrases"):
             c.execute("ALTER TABLE keyphrases ADD COLUMN key TEXT")
             c.execute("ALTER TABLE keyphrases ADD COLUMN about INTEGER")
             rows = c.execute("SELECT concept_id, paper_id, node, rel FROM keyphrases").fetchall()
@@ -227,10 +221,6 @@ def ensure_keyphrase_lookup(c: sqlite3.Connection) -> None:
             )
         for statement in KEYPHRASE_INDEXES:
             c.execute(statement)
-        c.execute("COMMIT")
-    except BaseException:
-        c.execute("ROLLBACK")
-        raise
 
 
 AUTHOR_PREFIX = "a:"
@@ -400,17 +390,16 @@ def ensure_rank(c: sqlite3.Connection) -> None:
     :func:`ensure_indexes` then indexes the column."""
 
     def current() -> bool:
-        if "rank" not in {row[1] for row in c.execute("PRAGMA table_info(rels)")}:
+        if "rank" not in _columns(c, "rels"):
             return False
         row = c.execute("SELECT value FROM meta WHERE key = 'rank_rule'").fetchone()
         return (1 if row is None else int(row[0])) == RELEVANCE_RULE
 
     if current():
         return
-    c.execute("BEGIN IMMEDIATE")
-    try:
+    with _immediate(c):
         if not current():
-            if "rank" not in {row[1] for row in c.execute("PRAGMA table_info(rels)")}:
+            if "rank" not in _columns(c, "rels"):
                 c.execute("ALTER TABLE rels ADD COLUMN rank REAL")
             rows = c.execute(
                 "SELECT start, type, \"end\", props FROM rels WHERE type IN ('MENTIONS', 'INTRODUCES')"
@@ -425,7 +414,3 @@ def ensure_rank(c: sqlite3.Connection) -> None:
                 (RELEVANCE_RULE,),
             )
             c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")  # answers changed
-        c.execute("COMMIT")
-    except BaseException:
-        c.execute("ROLLBACK")
-        raise
