@@ -41,21 +41,33 @@ _PREFIXES = "f l p n pf ln pk nk len known fw lw gs ge cap title kf kl ctx pfln 
 _LENGTHS = ("0", "1", "2", "3")
 
 
+def _context(stream: TokenStream, start: int, end: int) -> tuple[str, str, str, str, str, str, str, str]:
+    """What :func:`features` and :meth:`FragmentModel.decision` read around ``stream[start:end]``:
+    the first and last word classes, the two classes before and after (``^``/``$`` past the
+    ends), and the words just before and after; read in one place so the two stay alike."""
+    cls, keys = stream.cls, stream.keys
+    n = len(keys)
+    return (
+        cls[start],
+        cls[end - 1],
+        cls[start - 1] if start > 0 else "^",
+        cls[start - 2] if start > 1 else "^",
+        cls[end] if end < n else "$",
+        cls[end + 1] if end + 1 < n else "$",
+        keys[start - 1] if start > 0 else "^",
+        keys[end] if end < n else "$",
+    )
+
+
 def features(stream: TokenStream, start: int, end: int, known: bool, title_end: int) -> list[str]:
     """The feature names of the occurrence ``stream[start:end]`` (binary features: present or not).
 
     ``known``: the phrase is a vocabulary name or an author keyword (the accurate rule lets a
     known term start on any word class and modify a later word).
     """
-    cls, keys, glued = stream.cls, stream.keys, stream.glued
+    keys, glued = stream.keys, stream.glued
     n = len(keys)
-    first, last = cls[start], cls[end - 1]
-    prev = cls[start - 1] if start > 0 else "^"
-    prev2 = cls[start - 2] if start > 1 else "^"
-    nxt = cls[end] if end < n else "$"
-    nxt2 = cls[end + 1] if end + 1 < n else "$"
-    prev_word = keys[start - 1] if start > 0 else "^"
-    next_word = keys[end] if end < n else "$"
+    first, last, prev, prev2, nxt, nxt2, prev_word, next_word = _context(stream, start, end)
     return [
         f"f={first}",
         f"l={last}",
@@ -116,15 +128,9 @@ class FragmentModel:
         compares both on real papers.
         """
         t = self.by_prefix
-        cls, keys, glued = stream.cls, stream.keys, stream.glued
+        keys, glued = stream.keys, stream.glued
         n = len(keys)
-        first, last = cls[start], cls[end - 1]
-        prev = cls[start - 1] if start > 0 else "^"
-        prev2 = cls[start - 2] if start > 1 else "^"
-        nxt = cls[end] if end < n else "$"
-        nxt2 = cls[end + 1] if end + 1 < n else "$"
-        prev_word = keys[start - 1] if start > 0 else "^"
-        next_word = keys[end] if end < n else "$"
+        first, last, prev, prev2, nxt, nxt2, prev_word, next_word = _context(stream, start, end)
         k = "True" if known else "False"
         return (
             self.bias
