@@ -137,8 +137,35 @@ def _as_list(value: object) -> list[object]:
             if isinstance(parsed, list):
                 return list(parsed)
         sep = ";" if ";" in text else ","
-        return [p.strip() for p in text.split(sep) if p.strip()]
+        return [p.strip() for p in _split_outside_brackets(text, sep) if p.strip()]
     return [value]
+
+
+def _split_outside_brackets(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` where no bracket is open, so one keyword that lists examples,
+    IJCAI's "CV: Recognition (object detection, categorization)", stays one keyword. An
+    unbalanced bracket closes at the end of the text: the split is then the plain one after it.
+
+    >>> _split_outside_brackets("CV: Recognition (detection, categorization)", ",")
+    ['CV: Recognition (detection, categorization)']
+    >>> _split_outside_brackets("bandits, RL (offline, online), (a, b", ",")
+    ['bandits', ' RL (offline, online)', ' (a', ' b']
+    """
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]" and depth:
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    if depth:  # an unbalanced bracket: split its tail plainly rather than glue it into one keyword
+        *head, tail = parts
+        parts = [*head, *tail.split(sep)]
+    return parts
 
 
 def _authors(

@@ -117,6 +117,25 @@ def test_ijcai_taxonomy_keywords_become_topic_paths() -> None:
     assert "topic:computer-vision" in {n.id for n in parts.nodes}
 
 
+def test_a_lone_taxonomy_keyword_with_commas_in_brackets_stays_one_topic(tmp_path: Path) -> None:
+    """IJCAI paper144 lists one keyword, so no ``;`` tells the reader the separator: the commas
+    inside its brackets must not split it (they made 188 IJCAI papers' stray keywords)."""
+    record = {
+        "id": "paper144",
+        "title": "FineFMPL: Fine-grained Feature Mining Prompt Learning for Few-Shot Class Incremental "
+        "Learning",
+        "author": "Hongbo Sun; Jiahuan Zhou; Xiangteng He; Jinglin Xu; Yuxin Peng",
+        "abstract": "Few-Shot Class Incremental Learning (FSCIL) aims to continually learn new classes "
+        "from few training samples without forgetting the old ones.",
+        "keywords": "Computer Vision: CV: Recognition (object detection, categorization)",
+    }
+    path = tmp_path / "ijcai2024.json"
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    (paper,) = read_file(path).papers
+    assert paper.keywords == []
+    assert paper.topics == [["Computer Vision", "Recognition (object detection, categorization)"]]
+
+
 def test_every_paper_of_the_fixture_folder_has_a_venue_and_year() -> None:
     result = [read_file(f) for f in sorted(PAPERLISTS.glob("*.json"))]
     papers = [p for r in result for p in r.papers]
