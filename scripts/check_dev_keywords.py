@@ -25,16 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spacy.tokenizer import Tokenizer  # noqa: E402
 
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary, phrase_key  # noqa: E402
+from kg.eval.dev_sets import DEV_FILES, SHARED_DATA  # noqa: E402
 from kg.eval.evaluation import load_eval_papers  # noqa: E402
 from kg.ingest.nlp import load_nlp  # noqa: E402
-
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-DEV_SETS = (
-    "iclr2018.jsonl",
-    "colm2024.jsonl",
-    *(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)),
-    "paperlists/3dv/3dv2025.json",
-)
 
 
 def top_keywords(path: Path, tokenizer: Tokenizer, top: int) -> list[tuple[tuple[str, ...], str, int]]:
@@ -60,13 +53,13 @@ def misses(vocab: Vocabulary, keywords: list[tuple[tuple[str, ...], str, int]]) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args(argv)
     tokenizer = load_nlp(mode="fast").tokenizer
     vocab = default_vocabulary(tokenizer)
     failed = False
-    for name in DEV_SETS:
+    for name in DEV_FILES:
         path = args.data_dir / name
         if not path.is_file():
             print(f"{name}: not found under {args.data_dir}")

@@ -28,17 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kg.core.models import PaperRecord, RawPaper  # noqa: E402
+from kg.eval.dev_sets import DEV_FILES, SHARED_DATA  # noqa: E402
 from kg.eval.evaluation import _records  # noqa: E402
 from kg.ingest.nlp import Mode, load_nlp  # noqa: E402
 from kg.ingest.pipeline import Pipeline  # noqa: E402
-
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-DEV_FILES = (
-    "iclr2018.jsonl",
-    "colm2024.jsonl",
-    *(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)),
-    "paperlists/3dv/3dv2025.json",
-)
 
 
 def dev_papers(path: Path, name: str, limit: int | None) -> list[RawPaper]:
@@ -80,7 +73,7 @@ def record_text(record: PaperRecord) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     parser.add_argument("--mode", choices=("fast", "accurate"), default="fast")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--show", type=int, default=0)

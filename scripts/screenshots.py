@@ -111,6 +111,18 @@ def math_paper(url: str) -> str | None:
     return None
 
 
+def explorer(page: Page, address: str, path: Path, ready: str | None = None) -> None:
+    """One explorer picture: open ``address``, wait for the graph (and for ``ready``, a JS
+    predicate, when given), move the pointer off the nodes so no hover dimming shows, shoot."""
+    page.goto(address)
+    wait_ready(page)
+    if ready is not None:
+        page.wait_for_function(ready)
+    page.mouse.move(5, VIEWPORT["height"] - 5)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(path))
+
+
 def shoot(url: str, out: Path, chromium: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
@@ -128,11 +140,7 @@ def shoot(url: str, out: Path, chromium: str) -> None:
             1,
             "name",
         )
-        page.goto(f"{url}/explore?concept={quote(concept)}")
-        wait_ready(page)
-        page.mouse.move(5, VIEWPORT["height"] - 5)  # off the nodes: no hover dimming in the picture
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(out / "explore.png"))
+        explorer(page, f"{url}/explore?concept={quote(concept)}", out / "explore.png")
         print(f"wrote {out / 'explore.png'} (concept graph around {concept!r})")
 
         author = first(
@@ -143,22 +151,14 @@ def shoot(url: str, out: Path, chromium: str) -> None:
             0,
             "name",
         )
-        page.goto(f"{url}/explore?author={quote(author)}")
-        wait_ready(page)
-        page.wait_for_function("() => !document.querySelector('#years-note').textContent.includes('Loading')")
-        page.mouse.move(5, VIEWPORT["height"] - 5)
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(out / "explore-coauthors.png"))
+        years_loaded = "() => !document.querySelector('#years-note').textContent.includes('Loading')"
+        explorer(page, f"{url}/explore?author={quote(author)}", out / "explore-coauthors.png", years_loaded)
         print(f"wrote {out / 'explore-coauthors.png'} (co-author network of {author!r})")
 
         paper = math_paper(url)
         if paper:
-            page.goto(f"{url}/explore?paper={quote(paper)}")
-            wait_ready(page)
-            page.wait_for_selector("#details h2 .katex")
-            page.mouse.move(5, VIEWPORT["height"] - 5)
-            page.wait_for_timeout(300)
-            page.screenshot(path=str(out / "explore-paper.png"))
+            typeset = "() => document.querySelector('#details h2 .katex') !== null"
+            explorer(page, f"{url}/explore?paper={quote(paper)}", out / "explore-paper.png", typeset)
             print(f"wrote {out / 'explore-paper.png'} (paper {paper}, its title typeset)")
 
         page.goto(f"{url}/graphql")

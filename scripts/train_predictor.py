@@ -62,18 +62,12 @@ from extractors.concepts.predicted import (  # noqa: E402
 from extractors.concepts.vocabulary import Vocabulary, default_vocabulary, phrase_key  # noqa: E402
 from extractors.text import extraction_parts  # noqa: E402
 from kg.core.models import PaperRecord, Properties, RawPaper  # noqa: E402
+from kg.eval.dev_sets import DEV_SETS, SHARED_DATA  # noqa: E402
 from kg.eval.evaluation import EvalPaper, load_eval_papers, score  # noqa: E402
 from kg.ingest.nlp import load_nlp  # noqa: E402
 from kg.read.key_concepts import KeyConcept, key_concept, rank_key  # noqa: E402
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SEED = 20261203
-DEV_SETS: dict[str, tuple[str, ...]] = {
-    "ICLR 2018": ("iclr2018.jsonl",),
-    "COLM 2024": ("colm2024.jsonl",),
-    "CoRL 2021-2025": tuple(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)),
-    "3DV 2025": ("paperlists/3dv/3dv2025.json",),
-}
 OTHER_SETS: dict[str, tuple[str, ...]] = {"ICLR 2017": ("paperlists/iclr/iclr2017.json",)}
 IJCAI: dict[str, tuple[str, ...]] = {
     "IJCAI 2020-2024": tuple(f"paperlists/ijcai/ijcai{y}.json" for y in range(2020, 2025))
@@ -351,7 +345,7 @@ def cross_validate(pool: Pool, args: argparse.Namespace, vocab: Vocabulary) -> N
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    ap.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     ap.add_argument("--out", type=Path, default=DEFAULT_PREDICTOR)
     ap.add_argument("--ijcai", action="store_true", help="also train on IJCAI's topic keywords")
     ap.add_argument("--min-df", type=int, default=3)

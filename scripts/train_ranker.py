@@ -36,15 +36,10 @@ from extractors.concepts.background import load_background  # noqa: E402
 from extractors.concepts.ranker import DEFAULT_RANKER, FEATURES, features  # noqa: E402
 from extractors.concepts.vocabulary import default_vocabulary  # noqa: E402
 from extractors.text import extraction_text, title_length  # noqa: E402
+from kg.eval.dev_sets import DEV_SETS  # noqa: E402
 from kg.eval.evaluation import EvalPaper, load_eval_papers, stem_phrase  # noqa: E402
 from kg.ingest.nlp import load_nlp  # noqa: E402
 
-VENUES: dict[str, tuple[str, ...]] = {
-    "ICLR 2018": ("iclr2018.jsonl",),
-    "COLM 2024": ("colm2024.jsonl",),
-    "CoRL 2021-2025": tuple(f"paperlists/corl/corl{y}.json" for y in range(2021, 2026)),
-    "3DV 2025": ("paperlists/3dv/3dv2025.json",),
-}
 L2 = 1.0
 
 Rows = list[tuple[list[list[float]], list[int], int]]  # per paper: features, labels, gold count
@@ -111,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_RANKER)
     args = parser.parse_args(argv)
     by_venue: dict[str, Rows] = {}
-    for venue, files in VENUES.items():
+    for venue, files in DEV_SETS.items():
         papers = [p for name in files for p in load_eval_papers(args.data_dir / name)]
         by_venue[venue] = [r for r in collect(papers) if r[0] and r[2]]
         print(f"{venue}: {len(by_venue[venue])} papers")
@@ -138,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         "bias": round(b, 6),
         "provenance": {
             "trainer": "scripts/train_ranker.py",
-            "venues": {v: list(f) for v, f in VENUES.items()},
+            "venues": {v: list(f) for v, f in DEV_SETS.items()},
             "papers": len(rows),
             "candidates": len(y),
             "positives": int(y.sum()),

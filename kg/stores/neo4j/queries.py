@@ -93,6 +93,29 @@ class Statement:
     params: dict[str, Any] = field(default_factory=dict)
 
 
+def first_ids(head: str, order: str, limit: int, **params: Any) -> Statement:
+    """``ids``: the first ``limit`` values ``head`` binds to ``id``, in ``order``, as one list (one
+    record, however many ids; ``LIMIT`` lets the planner stop early).
+
+    >>> first_ids("MATCH (n) WITH n.id AS id", "id", 3).text
+    'MATCH (n) WITH n.id AS id ORDER BY id LIMIT $limit RETURN collect(id) AS ids'
+    """
+    return Statement(
+        f"{head} ORDER BY {order} LIMIT $limit RETURN collect(id) AS ids", {**params, "limit": limit}
+    )
+
+
+def rows_per_id(ids: Sequence[str], match: str, row: str) -> Statement:
+    """``UNWIND $ids AS id <match> RETURN collect([<row>]) AS rows``: one statement and one
+    record for a whole batch of ids, however many rows each has (the caller groups them by id),
+    instead of a round trip per id.
+
+    >>> rows_per_id(["a"], "MATCH (n {id: id})", "id, n.x").text
+    'UNWIND $ids AS id MATCH (n {id: id}) RETURN collect([id, n.x]) AS rows'
+    """
+    return Statement(f"UNWIND $ids AS id {match} RETURN collect([{row}]) AS rows", {"ids": list(ids)})
+
+
 def label(name: str) -> str:
     """``name`` if it is one of :data:`kg.core.models.LABELS`; the only way a label reaches Cypher.
 
@@ -223,19 +246,15 @@ def lock_writers() -> Statement:
 
 def nodes_by_id(ids: Sequence[str]) -> Statement:
     """``rows`` of ``[id, labels, props, eid]``: the nodes that exist among ``ids`` (any label)."""
-    return Statement(
-        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) "
-        "RETURN collect([n.id, labels(n), properties(n), elementId(n)]) AS rows",
-        {"ids": list(ids)},
+    return rows_per_id(
+        ids, f"MATCH (n:{NODE_LABEL} {{id: id}})", "n.id, labels(n), properties(n), elementId(n)"
     )
 
 
 def keyphrases_of(concept_ids: Sequence[str]) -> Statement:
     """``rows`` of ``[concept, paper, node json, rel json]``: the keyphrase rows of the concepts."""
-    return Statement(
-        f"UNWIND $ids AS cid MATCH (k:{KEYPHRASE_LABEL} {{concept: cid}}) "
-        "RETURN collect([k.concept, k.paper, k.node, k.rel]) AS rows",
-        {"ids": list(concept_ids)},
+    return rows_per_id(
+        concept_ids, f"MATCH (k:{KEYPHRASE_LABEL} {{concept: id}})", "k.concept, k.paper, k.node, k.rel"
     )
 
 
@@ -267,19 +286,15 @@ def put_keyphrases(rows: Sequence[KeyphraseRow]) -> Statement:
 
 def paper_keyphrases(paper_ids: Sequence[str]) -> Statement:
     """``rows`` of ``[paper, concept, node json, rel json]``: the keyphrase rows of the papers."""
-    return Statement(
-        f"UNWIND $ids AS pid MATCH (k:{KEYPHRASE_LABEL} {{paper: pid}}) "
-        "RETURN collect([k.paper, k.concept, k.node, k.rel]) AS rows",
-        {"ids": list(paper_ids)},
+    return rows_per_id(
+        paper_ids, f"MATCH (k:{KEYPHRASE_LABEL} {{paper: id}})", "k.paper, k.concept, k.node, k.rel"
     )
 
 
 def keyphrase_concepts(key: str, limit: int) -> Statement:
     """``ids``: the concepts of the keyphrase rows with this lookup key, sorted, at most ``limit``."""
-    return Statement(
-        f"MATCH (k:{KEYPHRASE_LABEL} {{key: $key}}) WITH DISTINCT k.concept AS id ORDER BY id "
-        "LIMIT $limit RETURN collect(id) AS ids",
-        {"key": key, "limit": limit},
+    return first_ids(
+        f"MATCH (k:{KEYPHRASE_LABEL} {{key: $key}}) WITH DISTINCT k.concept AS id", "id", limit, key=key
     )
 
 
@@ -307,10 +322,10 @@ def relationships_around(ids: Sequence[str]) -> Statement:
 
 def mentions_of(ids: Sequence[str]) -> Statement:
     """The stored ``MENTIONS`` of the given papers, rows as in :func:`relationships_around`."""
-    return Statement(
-        f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}})-[r:MENTIONS]->(o:{NODE_LABEL}) "
-        "RETURN collect([id, 'MENTIONS', o.id, properties(r), elementId(n), elementId(o)]) AS rows",
-        {"ids": list(ids)},
+    return rows_per_id(
+        ids,
+        f"MATCH (n:{NODE_LABEL} {{id: id}})-[r:MENTIONS]->(o:{NODE_LABEL})",
+        "id, 'MENTIONS', o.id, properties(r), elementId(n), elementId(o)",
     )
 
 
@@ -494,26 +509,28 @@ def find_pairs(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
     )
 
 
-def set_pair_papers(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
-    """New paper counts of stored pairs: rows ``[pair element id, papers]``.
+def _on_pairs(type_: str, action: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    """``action`` on stored pairs of one derived type, found by element id: rows ``[pair
+    element id, value]`` (``row[1]`` in ``action``).
 
     The pattern names the type: without it the planner may scan every relationship instead of
     seeking the element id (it did on an empty database).
     """
     t = _derived(type_)
     return Statement(
-        f"UNWIND $rows AS row MATCH ()-[r:{t}]->() WHERE elementId(r) = row[0] SET r.papers = row[1]",
-        {"rows": list(rows)},
+        f"UNWIND $rows AS row MATCH ()-[r:{t}]->() WHERE elementId(r) = row[0] {action}",
+        {"rows": [list(row) for row in rows]},
     )
+
+
+def set_pair_papers(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
+    """New paper counts of stored pairs: rows ``[pair element id, papers]``."""
+    return _on_pairs(type_, "SET r.papers = row[1]", rows)
 
 
 def delete_pairs(type_: str, eids: Sequence[str]) -> Statement:
     """Delete stored pairs by element id (their last shared paper left)."""
-    t = _derived(type_)
-    return Statement(
-        f"UNWIND $ids AS id MATCH ()-[r:{t}]->() WHERE elementId(r) = id DELETE r",
-        {"ids": list(eids)},
-    )
+    return _on_pairs(type_, "DELETE r", [[eid] for eid in eids])
 
 
 def pairs_without_key(type_: str) -> Statement:
@@ -527,11 +544,7 @@ def pairs_without_key(type_: str) -> Statement:
 
 def set_pair_keys(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
     """Write keys of stored pairs: rows ``[pair element id, key]``."""
-    t = _derived(type_)
-    return Statement(
-        f"UNWIND $rows AS row MATCH ()-[r:{t}]->() WHERE elementId(r) = row[0] SET r.{PAIR_KEY} = row[1]",
-        {"rows": list(rows)},
-    )
+    return _on_pairs(type_, f"SET r.{PAIR_KEY} = row[1]", rows)
 
 
 # Meta node present once every keyphrase row carries its lookup ``key`` and ``about``.
@@ -567,12 +580,15 @@ def set_meta(meta_id: str, value: int) -> Statement:
 
 
 # -- reads -----------------------------------------------------------------------------------
+# The row shapes the whole-graph reads return, so a node or relationship reads alike everywhere.
+_NODE_ROWS = "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props"
+_REL_ROWS = "RETURN a.id AS start, type(r) AS type, b.id AS end, properties(r) AS props"
+
+
 def nodes_with_label(label_: str) -> Statement:
     """``id, labels, props`` of every node of one label."""
     lb = label(label_)
-    return Statement(
-        f"MATCH (n:{NODE_LABEL}:{lb}) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props"
-    )
+    return Statement(f"MATCH (n:{NODE_LABEL}:{lb}) {_NODE_ROWS}")
 
 
 def _by_direction(direction: Direction, out: str, into: str) -> list[str]:
@@ -617,24 +633,17 @@ def degrees(ids: Sequence[str], type_: str, direction: Direction) -> Statement:
 
 def relationships_of_type(type_: str) -> Statement:
     """Every relationship of one type: ``start, type, end, props``."""
-    t = rel_type(type_)
-    return Statement(
-        f"MATCH (a:{NODE_LABEL})-[r:{t}]->(b:{NODE_LABEL}) "
-        "RETURN a.id AS start, type(r) AS type, b.id AS end, properties(r) AS props"
-    )
+    return Statement(f"MATCH (a:{NODE_LABEL})-[r:{rel_type(type_)}]->(b:{NODE_LABEL}) {_REL_ROWS}")
 
 
 def all_nodes() -> Statement:
     """Every paperkg node: ``id, labels, props``."""
-    return Statement(f"MATCH (n:{NODE_LABEL}) RETURN n.id AS id, labels(n) AS labels, properties(n) AS props")
+    return Statement(f"MATCH (n:{NODE_LABEL}) {_NODE_ROWS}")
 
 
 def all_relationships() -> Statement:
     """Every relationship between paperkg nodes: ``start, type, end, props``."""
-    return Statement(
-        f"MATCH (a:{NODE_LABEL})-[r]->(b:{NODE_LABEL}) "
-        "RETURN a.id AS start, type(r) AS type, b.id AS end, properties(r) AS props"
-    )
+    return Statement(f"MATCH (a:{NODE_LABEL})-[r]->(b:{NODE_LABEL}) {_REL_ROWS}")
 
 
 def counts() -> Statement:

@@ -23,9 +23,11 @@ from kg.stores.neo4j.queries import (
     NODE_LABEL,
     PAIR_KEY,
     Statement,
+    first_ids,
     lucene_terms,
     pair_key,
     rel_type,
+    rows_per_id,
 )
 from kg.stores.protocol import SCORE_WEIGHT, ListOrder, PairType, PaperQuery
 
@@ -154,19 +156,19 @@ _PAPERS = (
 
 def paper_authors(ids: Sequence[str]) -> Statement:
     """``rows`` of ``[paper id, position, author id, labels, props]``, one per byline entry."""
-    return Statement(
-        f"UNWIND $ids AS id MATCH (:{_N} {{id: id}})<-[r:AUTHORED]-(a:{_N}) "
-        "RETURN collect([id, r.position, a.id, labels(a), properties(a)]) AS rows",
-        {"ids": list(ids)},
+    return rows_per_id(
+        ids,
+        f"MATCH (:{_N} {{id: id}})<-[r:AUTHORED]-(a:{_N})",
+        "id, r.position, a.id, labels(a), properties(a)",
     )
 
 
 def network_nodes(ids: Sequence[str]) -> Statement:
     """``rows`` of ``[id, labels, display name, papers]`` of the existing ids."""
-    return Statement(
-        f"UNWIND $ids AS id MATCH (n:{_N} {{id: id}}) "
-        f"RETURN collect([id, labels(n), CASE WHEN n:Paper THEN n.title ELSE n.name END, {_PAPERS}]) AS rows",
-        {"ids": list(ids)},
+    return rows_per_id(
+        ids,
+        f"MATCH (n:{_N} {{id: id}})",
+        f"id, labels(n), CASE WHEN n:Paper THEN n.title ELSE n.name END, {_PAPERS}",
     )
 
 
@@ -190,10 +192,11 @@ def add_paper_counts_by_eid(rows: Sequence[Sequence[Any]]) -> Statement:
 
 def indexed_ids(after: str, limit: int) -> Statement:
     """Ids of Paper/Concept/Author nodes after ``after`` in id order (for rebuilding the index)."""
-    return Statement(
-        f"MATCH (n:{_N}) WHERE n.id > $after AND (n:Paper OR n:Concept OR n:Author) "
-        "WITH n.id AS id ORDER BY id LIMIT $limit RETURN collect(id) AS ids",
-        {"after": after, "limit": limit},
+    return first_ids(
+        f"MATCH (n:{_N}) WHERE n.id > $after AND (n:Paper OR n:Concept OR n:Author) WITH n.id AS id",
+        "id",
+        limit,
+        after=after,
     )
 
 
@@ -219,21 +222,15 @@ def nodes_by_keys(keys: Sequence[str], label: str) -> Statement:
 
 def authors_named(key: str, limit: int) -> Statement:
     """``ids``: the Authors one author key finds, most papers (``_papers``) first, then by id."""
-    return Statement(
-        f"MATCH (k:{KEY_LABEL} {{key: $key}})-[:{KEY_OF}]->(n:Author) "
-        "WITH n.id AS id, coalesce(n._papers, 0) AS papers ORDER BY papers DESC, id LIMIT $limit "
-        "RETURN collect(id) AS ids",
-        {"key": key, "limit": limit},
-    )
+    head = f"MATCH (k:{KEY_LABEL} {{key: $key}})-[:{KEY_OF}]->(n:Author) WITH n.id AS id, n._papers AS papers"
+    return first_ids(head, "coalesce(papers, 0) DESC, id", limit, key=key)
 
 
 def concepts_with_key_suffix(rprefix: str, limit: int) -> Statement:
     """``ids``: concepts with a loose key whose reverse starts with ``rprefix``, by id."""
-    return Statement(
-        f"MATCH (k:{KEY_LABEL}) WHERE k.rkey STARTS WITH $prefix "
-        f"MATCH (k)-[:{KEY_OF}]->(c:Concept) WITH DISTINCT c.id AS id ORDER BY id LIMIT $limit "
-        "RETURN collect(id) AS ids",
-        {"prefix": rprefix, "limit": limit},
+    keys = f"MATCH (k:{KEY_LABEL}) WHERE k.rkey STARTS WITH $prefix"
+    return first_ids(
+        f"{keys} MATCH (k)-[:{KEY_OF}]->(c:Concept) WITH DISTINCT c.id AS id", "id", limit, prefix=rprefix
     )
 
 
