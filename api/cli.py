@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("analyze", help="compute and store centrality and communities of the whole graph")
     _add_store_flags(p)
 
-    p = sub.add_parser("embed", help="embed the stored papers that have no embedding yet")
+    p = sub.add_parser("embed", help="embed the stored papers without a vector of the shipped model")
     p.add_argument("--threads", type=int, default=0, help="model threads (default 0 = one per core)")
     _add_store_flags(p)
 

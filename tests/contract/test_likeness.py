@@ -20,6 +20,8 @@ from kg.ingest.pipeline import Pipeline
 from kg.read import likeness
 from kg.read.service import PaperFilter, ReadService
 from kg.readers import read_file
+from kg.stores.neo4j import vectors as neo4j_vectors
+from kg.stores.sqlite import vectors as sqlite_vectors
 from kg.stores.sqlite.store import SQLiteStore
 
 DATA = Path(__file__).parents[1] / "data" / "iclr2018.jsonl"
@@ -115,6 +117,28 @@ def test_kg_embed_fills_in_what_no_embed_left_out(store: Any, records: list[Pape
     # and a later ingest with embeddings is a re-ingest like any other
     assert store.upsert(records).unchanged == len(ids)
     assert store.version() == version + 1
+
+
+def test_vectors_of_another_model_are_missing_and_never_compared(
+    store: Any, records: list[PaperRecord], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release that ships another model (a new ``MODEL_ID``) finds the store's vectors stale:
+    none is read or compared, ``kg embed`` (papers_without_embedding, put_embeddings) replaces
+    them, and the replaced ones are read again."""
+    store.upsert(records)
+    ids = sorted({r.paper.id for r in records})
+    query = records[0].embedding
+    assert query is not None and store.nearest_papers(query, 3)
+    for module in (sqlite_vectors, neo4j_vectors):
+        monkeypatch.setattr(module, "MODEL_ID", "next-model")
+    assert store.paper_embeddings(ids[:2]) == [None, None]
+    assert store.nearest_papers(query, 3) == []
+    assert [m[0] for m in store.papers_without_embedding(1000)] == ids
+    by_id = {r.paper.id: r.embedding for r in records}
+    assert store.put_embeddings([(ids[0], by_id[ids[0]])]) == 1  # same bytes, new model: rewritten
+    assert store.paper_embeddings(ids[:2]) == [by_id[ids[0]], None]
+    assert [hit for hit, _ in store.nearest_papers(query, 3)] == [ids[0]]
+    assert [m[0] for m in store.papers_without_embedding(1000)] == ids[1:]
 
 
 def test_clear_drops_the_vectors(store: Any, records: list[PaperRecord]) -> None:

@@ -22,12 +22,14 @@ import pytest
 from pydantic import SecretStr
 
 from api.cli import main
+from extractors.embedding import MODEL_ID
 from kg.core.config import Settings
 from kg.core.errors import GraphStoreError, StoreUnavailable
 from kg.core.models import Node, PaperRecord, Relationship
 from kg.core.provisional import phrase_key
 from kg.export import to_json
 from kg.stores.neo4j import queries as neo4j_queries
+from kg.stores.neo4j import vectors as neo4j_vectors
 from kg.stores.neo4j.store import Neo4jStore, open_neo4j_store
 from kg.stores.sqlite import SQLiteStore
 
@@ -159,6 +161,28 @@ def test_a_store_written_before_pair_keys_gets_them_when_opened(
     assert to_json(reopened.export()) == to_json(memory.export())
     marker = neo4j_queries.read_meta(neo4j_queries.PAIR_KEYS_ID)
     assert neo4j_driver.execute_query(marker.text, marker.params).records[0]["value"] == 1
+
+
+def test_vectors_written_before_they_named_their_model_are_tagged_when_opened(
+    neo4j_store: Neo4jStore, seed_records: list[PaperRecord], neo4j_driver: neo4j.Driver
+) -> None:
+    papers = sorted({r.paper.id for r in seed_records})[:2]
+    vector = bytes(range(128)) * 3  # 384 int8 values
+    neo4j_store.upsert(seed_records)
+    assert neo4j_store.put_embeddings([(p, vector) for p in papers]) == 2
+    # what an older paperkg wrote: vectors without a model, no marker
+    neo4j_driver.execute_query(f"MATCH (e:{neo4j_vectors.EMBEDDING_LABEL}) REMOVE e.model")
+    neo4j_driver.execute_query(
+        f"MATCH (m:{neo4j_queries.META_LABEL} {{id: $id}}) DELETE m", id=neo4j_vectors.MODELS_ID
+    )
+    assert neo4j_store.paper_embeddings(papers) == [None, None]  # untagged: not today's model
+    reopened = Neo4jStore(neo4j_driver)
+    assert reopened.paper_embeddings(papers) == [vector, vector]
+    models = neo4j_driver.execute_query(
+        f"MATCH (e:{neo4j_vectors.EMBEDDING_LABEL}) RETURN collect(DISTINCT e.model) AS m"
+    ).records[0]["m"]
+    assert models == [MODEL_ID]
+    assert not {p for p, _, _ in reopened.papers_without_embedding(1000)} & set(papers)
 
 
 def test_keyphrase_rows_written_before_their_lookup_key_get_it_when_opened(

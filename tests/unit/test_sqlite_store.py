@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
+from extractors.embedding import MODEL_ID
 from kg.core.errors import GraphStoreError
 from kg.core.models import Node, PaperRecord
 from kg.stores.protocol import RELEVANCE_RULE, PaperQuery, link_relevance
-from kg.stores.sqlite import DB_FILE, SQLiteStore
+from kg.stores.sqlite import DB_FILE, SQLiteStore, vectors
 from kg.stores.sqlite.schema import loads
 from kg.stores.sqlite.store import retry_busy
 
@@ -287,6 +288,30 @@ def test_a_store_without_kept_counts_gets_them_when_opened(tmp_path: Path, seed_
     reopened = SQLiteStore(tmp_path)
     assert reopened.counts() == expected
     reopened.close()
+
+
+def test_vectors_from_before_they_named_their_model_are_tagged_when_opened(
+    tmp_path: Path, seed_records: list[Any]
+) -> None:
+    """Until they are tagged (a read-only open cannot), those vectors read as today's model's;
+    the first writable open tags them so, and a later model sees them as missing."""
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records)
+    papers = sorted({r.paper.id for r in seed_records})[:2]
+    vector = bytes(range(128)) * 3  # 384 int8 values
+    assert store.put_embeddings([(p, vector) for p in papers]) == 2
+    store.close()
+    with sqlite3.connect(tmp_path / DB_FILE) as con:
+        con.execute("ALTER TABLE embeddings DROP COLUMN model")
+    read_only = sqlite3.connect(f"file:{tmp_path / DB_FILE}?mode=ro", uri=True)
+    assert vectors.vectors_of(read_only, papers) == [vector, vector]
+    assert len(vectors.read_matrix(read_only).ids) == 2
+    read_only.close()
+    again = SQLiteStore(tmp_path)
+    assert again.paper_embeddings(papers) == [vector, vector]
+    assert set(again._reader().execute("SELECT model FROM embeddings").fetchall()) == {(MODEL_ID,)}
+    assert not {p for p, _, _ in again.papers_without_embedding(1000)} & set(papers)
+    again.close()
 
 
 def test_an_older_store_gets_the_later_indexes_when_opened(tmp_path: Path, seed_records: list[Any]) -> None:

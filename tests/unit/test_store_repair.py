@@ -94,7 +94,7 @@ def test_a_sound_store_rebuilds_into_the_same_graph(pristine: Path, tmp_path: Pa
     copy.mkdir()
     shutil.copy(rebuilt, copy / DB)
     assert _export(copy, tmp_path / "b.json") == _export(data_dir, tmp_path / "a.json")
-    vectors = "SELECT paper_id, vector FROM embeddings ORDER BY paper_id"
+    vectors = "SELECT paper_id, vector, model FROM embeddings ORDER BY paper_id"
     with closing(sqlite3.connect(data_dir / DB)) as a, closing(sqlite3.connect(copy / DB)) as b:
         kept = a.execute(vectors).fetchall()
         assert kept and b.execute(vectors).fetchall() == kept  # similar, like and search need them

@@ -235,14 +235,15 @@ class Neo4jStore(Neo4jReads):
                 q.await_indexes(),
             ]:
                 session.run(stmt.text, stmt.params).consume()
-        with self._errors():
+
+        def sessions() -> neo4j.Session:
             # streamed (the default fetch size), not materialised: millions of pairs at 100k papers
-            ensure_pair_keys(
-                lambda: self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
-            )
-            ensure_keyphrase_keys(
-                lambda: self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
-            )
+            return self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
+
+        with self._errors():
+            ensure_pair_keys(sessions)
+            ensure_keyphrase_keys(sessions)
+            vectors.ensure_models(sessions)
 
     # -- writes ------------------------------------------------------------------------------------
     def upsert(self, records: Sequence[PaperRecord]) -> UpsertSummary:

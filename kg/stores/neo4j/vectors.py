@@ -7,6 +7,11 @@ internal label is outside ``__KGNode__`` like the keyphrase rows, so counts and 
 see it; ``clear`` deletes it with everything else. The paper's id is in ``paper``, not ``id``:
 ``id`` is the graph's own key, which no two nodes share.
 
+Each node names its model (``model``, :data:`extractors.embedding.MODEL_ID`), as the embedded
+store's rows do: a vector of another model counts as missing (``kg embed`` replaces it) and is
+never read or compared. Nodes from before the property get today's model when the store first
+opens (:func:`ensure_models`).
+
 The vector is the quantised one of :mod:`extractors.embedding` as floats (``k / 127``), the same
 as the embedded store's bytes, so both stores rank alike. The index is Neo4j 5's HNSW vector
 index with cosine similarity, which finds candidates; they are ranked by the same arithmetic as
@@ -15,14 +20,15 @@ the embedded store's scan (:mod:`kg.stores.nearest`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import neo4j
 import numpy as np
 
-from extractors.embedding import DIMENSIONS, QUANT_SCALE, dequantize, from_blob
+from extractors.embedding import DIMENSIONS, MODEL_ID, QUANT_SCALE, dequantize, from_blob
 from kg.stores.nearest import Matrix
-from kg.stores.neo4j.queries import Statement, label
+from kg.stores.neo4j.queries import Statement, label, read_meta, set_meta
 
 EMBEDDING_LABEL = "__KGEmbedding__"
 VECTOR_INDEX = "paperkg_paper_vectors"
@@ -30,6 +36,8 @@ VECTOR_INDEX = "paperkg_paper_vectors"
 # candidates are re-ranked exactly (kg.stores.nearest, the embedded store's arithmetic).
 CANDIDATES_PER_HIT = 2
 MIN_CANDIDATES = 50
+# Meta node present once every embedding node names its model.
+MODELS_ID = "embedding-models"
 
 
 def schema_statements() -> list[Statement]:
@@ -55,36 +63,55 @@ def put(pairs: Sequence[tuple[str, bytes]]) -> Statement:
     return Statement(
         f"UNWIND $rows AS row MATCH (p:{label('Paper')} {{id: row.id}}) "
         f"MERGE (e:{EMBEDDING_LABEL} {{paper: row.id}}) "
-        "WITH e, row WHERE e.vector IS NULL OR e.vector <> row.vector "
-        "SET e.vector = row.vector RETURN count(e) AS changed",
-        {"rows": rows},
+        "WITH e, row WHERE e.vector IS NULL OR e.vector <> row.vector OR coalesce(e.model, '') <> $model "
+        "SET e.vector = row.vector, e.model = $model RETURN count(e) AS changed",
+        {"rows": rows, "model": MODEL_ID},
     )
 
 
 def vectors_of(ids: Sequence[str]) -> Statement:
-    """``id, vector`` of the papers among ``ids`` that have one."""
+    """``id, vector`` of the papers among ``ids`` that have one of today's model."""
     return Statement(
-        f"UNWIND $ids AS id MATCH (e:{EMBEDDING_LABEL} {{paper: id}}) RETURN id, e.vector AS vector",
-        {"ids": list(ids)},
+        f"UNWIND $ids AS id MATCH (e:{EMBEDDING_LABEL} {{paper: id}}) WHERE e.model = $model "
+        "RETURN id, e.vector AS vector",
+        {"ids": list(ids), "model": MODEL_ID},
     )
 
 
 def nearest(vector: bytes, k: int) -> Statement:
-    """``id, vector`` of the ``k`` nearest vectors the index finds."""
+    """``id, vector`` of the ``k`` nearest vectors the index finds, those of today's model."""
     return Statement(
         f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $k, $vector) YIELD node "
-        "RETURN node.paper AS id, node.vector AS vector",
-        {"k": k, "vector": dequantize(from_blob(vector))},
+        "WHERE node.model = $model RETURN node.paper AS id, node.vector AS vector",
+        {"k": k, "vector": dequantize(from_blob(vector)), "model": MODEL_ID},
     )
 
 
 def missing(limit: int) -> Statement:
-    """``id, title, abstract`` of up to ``limit`` papers without a vector, by id."""
+    """``id, title, abstract`` of up to ``limit`` papers without a vector of today's model, by id."""
     return Statement(
-        f"MATCH (p:{label('Paper')}) WHERE NOT EXISTS {{ MATCH (e:{EMBEDDING_LABEL} {{paper: p.id}}) }} "
+        f"MATCH (p:{label('Paper')}) "
+        f"WHERE NOT EXISTS {{ MATCH (e:{EMBEDDING_LABEL} {{paper: p.id}}) WHERE e.model = $model }} "
         "RETURN p.id AS id, p.title AS title, p.abstract AS abstract ORDER BY id LIMIT $limit",
-        {"limit": limit},
+        {"limit": limit, "model": MODEL_ID},
     )
+
+
+def ensure_models(session_factory: Callable[[], neo4j.Session]) -> None:
+    """Tag the embedding nodes written before nodes named their model with today's (once per
+    database: a meta node records it, so later opens cost one lookup). Two processes doing it
+    at once write the same value."""
+    marker = read_meta(MODELS_ID)
+    with session_factory() as session:
+        if session.run(marker.text, marker.params).single() is not None:
+            return
+        session.run(
+            f"MATCH (e:{EMBEDDING_LABEL}) WHERE e.model IS NULL "
+            "CALL (e) { SET e.model = $model } IN TRANSACTIONS OF 10000 ROWS",
+            {"model": MODEL_ID},
+        ).consume()
+        done = set_meta(MODELS_ID, 1)
+        session.run(done.text, done.params).consume()
 
 
 def to_blob(values: Sequence[Any]) -> bytes:

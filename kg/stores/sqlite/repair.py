@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from extractors.embedding import DIMENSIONS
+from extractors.embedding import DIMENSIONS, MODEL_ID
 from kg.core.models import Properties
 from kg.stores.sqlite import check, schema, vectors
 
@@ -479,20 +479,24 @@ def _copy_embeddings(
 ) -> None:
     """Paper vectors (``similar``, ``like``, search's semantic part): copied where readable and
     whole, else left for ``kg embed``, which fills in every paper without one."""
-    rows = source.rows("SELECT paper_id, vector FROM embeddings")
+    if "model" in source.columns("embeddings"):
+        rows = source.rows("SELECT paper_id, vector, model FROM embeddings")
+    else:  # from before vectors named their model: today's, as the store's upgrade tags them
+        rows = source.rows("SELECT paper_id, vector, ? FROM embeddings", (MODEL_ID,))
     if rows is None:
         salvage.notes.append("its paper embeddings could not be read (run kg embed)")
         return
     target.execute(vectors.DDL)
     target.executemany(
-        "INSERT OR IGNORE INTO embeddings (paper_id, vector) VALUES (?,?)",
+        "INSERT OR IGNORE INTO embeddings (paper_id, vector, model) VALUES (?,?,?)",
         [
-            (pid, blob)
-            for pid, blob in rows
+            (pid, blob, model)
+            for pid, blob, model in rows
             if isinstance(pid, str)
             and labels.get(pid) == "Paper"
             and isinstance(blob, bytes)
             and len(blob) == DIMENSIONS
+            and isinstance(model, str)
         ],
     )
 

@@ -61,7 +61,7 @@ COUNTS_DDL: tuple[str, ...] = (
 
 
 @contextmanager
-def _immediate(c: sqlite3.Connection) -> Iterator[None]:
+def immediate(c: sqlite3.Connection) -> Iterator[None]:
     """One ``BEGIN IMMEDIATE`` transaction around a store upgrade: committed when the block
     ends, rolled back on any error (so a half-upgraded store never stays)."""
     c.execute("BEGIN IMMEDIATE")
@@ -81,7 +81,7 @@ def _has(c: sqlite3.Connection, kind: str, name: str) -> bool:
     )
 
 
-def _columns(c: sqlite3.Connection, table: str) -> set[str]:
+def columns(c: sqlite3.Connection, table: str) -> set[str]:
     """The column names of ``table`` (which upgrades a store written before them still needs)."""
     return {row[1] for row in c.execute(f"PRAGMA table_info({table})")}
 
@@ -90,7 +90,7 @@ def ensure_counts(c: sqlite3.Connection) -> None:
     """Create the counts table, its triggers and its rows, unless the store has them."""
     if _has(c, "table", "counts"):
         return
-    with _immediate(c):
+    with immediate(c):
         if not _has(c, "table", "counts"):
             for statement in COUNTS_DDL:
                 c.execute(statement)
@@ -161,7 +161,7 @@ def ensure_indexes(c: sqlite3.Connection) -> None:
 
     if not missing():
         return
-    with _immediate(c):
+    with immediate(c):
         for _, create, replaces in missing():
             c.execute(create)
             for old in replaces:
@@ -183,8 +183,8 @@ def ensure_ties(c: sqlite3.Connection) -> None:
     about 30 s at 100k papers, a pass over every pair)."""
     if _has(c, "index", "nodes_by_ties"):
         return
-    with _immediate(c):
-        if "ties" not in _columns(c, "nodes"):
+    with immediate(c):
+        if "ties" not in columns(c, "nodes"):
             c.execute("ALTER TABLE nodes ADD COLUMN ties INTEGER NOT NULL DEFAULT 0")
             types = "(" + ", ".join(f"'{t}'" for t in PAIR_TYPES) + ")"
             sums = c.execute(_TIE_SUMS.format(types=types)).fetchall()
@@ -210,8 +210,8 @@ def ensure_keyphrase_lookup(c: sqlite3.Connection) -> None:
     """Give a store written before the keyphrase lookup its columns, values and indexes (once)."""
     if _has(c, "index", "keyphrases_by_key"):
         return
-    with _immediate(c):
-        if "key" not in _columns(c, "keyphrases"):
+    with immediate(c):
+        if "key" not in columns(c, "keyphrases"):
             c.execute("ALTER TABLE keyphrases ADD COLUMN key TEXT")
             c.execute("ALTER TABLE keyphrases ADD COLUMN about INTEGER")
             rows = c.execute("SELECT concept_id, paper_id, node, rel FROM keyphrases").fetchall()
@@ -390,16 +390,16 @@ def ensure_rank(c: sqlite3.Connection) -> None:
     :func:`ensure_indexes` then indexes the column."""
 
     def current() -> bool:
-        if "rank" not in _columns(c, "rels"):
+        if "rank" not in columns(c, "rels"):
             return False
         row = c.execute("SELECT value FROM meta WHERE key = 'rank_rule'").fetchone()
         return (1 if row is None else int(row[0])) == RELEVANCE_RULE
 
     if current():
         return
-    with _immediate(c):
+    with immediate(c):
         if not current():
-            if "rank" not in _columns(c, "rels"):
+            if "rank" not in columns(c, "rels"):
                 c.execute("ALTER TABLE rels ADD COLUMN rank REAL")
             rows = c.execute(
                 "SELECT start, type, \"end\", props FROM rels WHERE type IN ('MENTIONS', 'INTRODUCES')"

@@ -7,6 +7,12 @@ below reads only vectors, 384 bytes each, packed together. A store written befor
 gets the table when it is opened (:func:`ensure_embeddings`, like the other ``ensure_*``
 migrations); ``kg embed`` then fills it in.
 
+Why each row names its model (``model``, :data:`extractors.embedding.MODEL_ID`): vectors of two
+models do not compare, and a store outlives a model. A vector of another model counts as
+missing (``kg embed`` replaces it) and is never read or compared. Rows from before the column
+are tagged with the model of the first version that opens them writable, the one that made them
+unless the model changed in between.
+
 Why a numpy scan and no approximate index: at 100k papers one query is a matrix-vector product
 over 100k x 384 floats (``bench/similar.py`` measures it); the matrix is read once per store
 version and process (:class:`VectorCache`), so a query costs the product.
@@ -20,24 +26,35 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from extractors.embedding import DIMENSIONS
+from extractors.embedding import DIMENSIONS, MODEL_ID
 from kg.core.models import PaperRecord
 from kg.stores.nearest import Matrix
+from kg.stores.sqlite.schema import columns, immediate
 
-DDL = "CREATE TABLE IF NOT EXISTS embeddings (paper_id TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+DDL = (
+    "CREATE TABLE IF NOT EXISTS embeddings "
+    "(paper_id TEXT PRIMARY KEY, vector BLOB NOT NULL, model TEXT NOT NULL)"
+)
 
 
 def ensure_embeddings(c: sqlite3.Connection) -> None:
-    """Give a store written before embeddings its table (once)."""
-    if c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embeddings'").fetchone():
+    """Give a store written before embeddings its table, and one written before vectors named
+    their model its ``model`` column (once each)."""
+    if "model" in columns(c, "embeddings"):
         return
-    c.execute("BEGIN IMMEDIATE")
-    try:
-        c.execute(DDL)
-        c.execute("COMMIT")
-    except BaseException:
-        c.execute("ROLLBACK")
-        raise
+    with immediate(c):
+        have = columns(c, "embeddings")  # again, under the write lock: another process may have
+        if not have:
+            c.execute(DDL)
+        elif "model" not in have:
+            assert "'" not in MODEL_ID  # a constant, spliced into the DDL
+            c.execute(f"ALTER TABLE embeddings ADD COLUMN model TEXT NOT NULL DEFAULT '{MODEL_ID}'")
+
+
+def _current(c: sqlite3.Connection) -> str:
+    """The condition on ``embeddings`` rows (alias ``e``) that keeps today's model's vectors.
+    A read-only store from before the column cannot be tagged: its vectors count as today's."""
+    return "e.model = ?" if "model" in columns(c, "embeddings") else "? IS NOT NULL"
 
 
 def _has_table(c: sqlite3.Connection) -> bool:
@@ -53,20 +70,27 @@ def write(c: sqlite3.Connection, pairs: Sequence[tuple[str, bytes]]) -> int:
     Only papers that are nodes get a vector (a record the batch skipped has none)."""
     given = dict(pairs)
     ids = list(given)
-    todo: list[tuple[str, bytes]] = []
+    todo: list[tuple[str, bytes, str]] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        stored = dict(
-            c.execute(f"SELECT paper_id, vector FROM embeddings WHERE paper_id IN ({marks})", chunk)  # noqa: S608
-        )
+        stored = {
+            pid: (vector, model)
+            for pid, vector, model in c.execute(
+                f"SELECT paper_id, vector, model FROM embeddings WHERE paper_id IN ({marks})",  # noqa: S608
+                chunk,
+            )
+        }
         papers = {
             r[0]
             for r in c.execute(f"SELECT id FROM nodes WHERE label = 'Paper' AND id IN ({marks})", chunk)  # noqa: S608
         }
-        todo += [(p, given[p]) for p in chunk if p in papers and stored.get(p) != given[p]]
+        todo += [
+            (p, given[p], MODEL_ID) for p in chunk if p in papers and stored.get(p) != (given[p], MODEL_ID)
+        ]
     c.executemany(
-        "INSERT INTO embeddings VALUES (?, ?) ON CONFLICT (paper_id) DO UPDATE SET vector = excluded.vector",
+        "INSERT INTO embeddings (paper_id, vector, model) VALUES (?, ?, ?) ON CONFLICT (paper_id) "
+        "DO UPDATE SET vector = excluded.vector, model = excluded.model",
         todo,
     )
     return len(todo)
@@ -78,39 +102,45 @@ def record_pairs(records: Sequence[PaperRecord]) -> list[tuple[str, bytes]]:
 
 
 def vectors_of(c: sqlite3.Connection, ids: Sequence[str]) -> list[bytes | None]:
-    """Each paper's stored vector, ``None`` when it has none."""
+    """Each paper's stored vector, ``None`` when it has none of today's model."""
     if not ids or not _has_table(c):
         return [None] * len(ids)
+    current = _current(c)
     found: dict[str, bytes] = {}
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
         marks = ",".join("?" * len(chunk))
         found.update(
-            c.execute(f"SELECT paper_id, vector FROM embeddings WHERE paper_id IN ({marks})", chunk)  # noqa: S608
+            c.execute(
+                f"SELECT paper_id, vector FROM embeddings e WHERE paper_id IN ({marks}) AND {current}",  # noqa: S608
+                [*chunk, MODEL_ID],
+            )
         )
     return [found.get(i) for i in ids]
 
 
 def missing(c: sqlite3.Connection, limit: int) -> list[tuple[str, str, str]]:
-    """Up to ``limit`` papers without a vector: ``(id, title, abstract)``, by id."""
+    """Up to ``limit`` papers without a vector of today's model: ``(id, title, abstract)``, by id."""
     if not _has_table(c):
         return []
     rows = c.execute(
         "SELECT id, json_extract(props, '$.title'), json_extract(props, '$.abstract') FROM nodes "
-        "WHERE label = 'Paper' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.paper_id = nodes.id) "
+        "WHERE label = 'Paper' AND NOT EXISTS "
+        f"(SELECT 1 FROM embeddings e WHERE e.paper_id = nodes.id AND {_current(c)}) "  # noqa: S608
         "ORDER BY id LIMIT ?",
-        (limit,),
+        (MODEL_ID, limit),
     ).fetchall()
     return [(str(i), str(t or ""), str(a or "")) for i, t, a in rows]
 
 
 def read_matrix(c: sqlite3.Connection) -> Matrix:
-    """Every stored vector, by paper id."""
+    """Every stored vector of today's model, by paper id."""
     if not _has_table(c):
         return Matrix([], np.zeros((0, DIMENSIONS), dtype=np.int8))
     ids: list[str] = []
     blobs: list[bytes] = []
-    for pid, blob in c.execute("SELECT paper_id, vector FROM embeddings ORDER BY paper_id"):
+    sql = f"SELECT paper_id, vector FROM embeddings e WHERE {_current(c)} ORDER BY paper_id"  # noqa: S608
+    for pid, blob in c.execute(sql, (MODEL_ID,)):
         if isinstance(blob, bytes) and len(blob) == DIMENSIONS:
             ids.append(str(pid))
             blobs.append(blob)
@@ -123,10 +153,13 @@ class VectorCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._held: tuple[int, Matrix] | None = None
+        self._held: tuple[tuple[int, str], Matrix] | None = None
 
     def get(self, version: int, read: Callable[[], Matrix]) -> Matrix:
+        """The matrix of ``version`` and today's model (the model is part of the key: the
+        matrix holds only its vectors)."""
+        key = (version, MODEL_ID)
         with self._lock:
-            if self._held is None or self._held[0] != version:
-                self._held = (version, read())
+            if self._held is None or self._held[0] != key:
+                self._held = (key, read())
             return self._held[1]
