@@ -28,6 +28,9 @@ from kg.stores.protocol import AuthorMove, GraphStore, StoredSlot
 SLOT_PROPERTIES = ("name", "nickname", "externalIds")
 
 ItemT = TypeVar("ItemT")
+# One empty set for every slot without affiliations (most of them): CPython makes a new 216-byte
+# empty frozenset each time, 70 MB over the slots of 87k papers.
+NO_AFFILIATIONS: frozenset[str] = frozenset()
 
 
 def paper_slots(paper: RawPaper, pid: str) -> list[Slot]:
@@ -47,7 +50,9 @@ def paper_slots(paper: RawPaper, pid: str) -> list[Slot]:
                 name,
                 nickname,
                 tuple(sorted(keys)),
-                frozenset(aligned[position - 1] if position <= len(aligned) else ()),
+                frozenset(aligned[position - 1])
+                if position <= len(aligned) and aligned[position - 1]
+                else NO_AFFILIATIONS,
             )
         )
     groups = [name_key(n) for n, _, _, _ in named]
@@ -107,7 +112,7 @@ def stored_slot(row: StoredSlot) -> Slot:
         year=row.year,
         nickname=str(nickname) if nickname else None,
         ordinal=ordinal,
-        affiliations=frozenset(str(a) for a in affs) if isinstance(affs, list) else frozenset(),
+        affiliations=frozenset(str(a) for a in affs) if isinstance(affs, list) and affs else NO_AFFILIATIONS,
         group=group,
     )
 
