@@ -125,6 +125,7 @@ class Prepared:
     stored_slots: int = 0
     moved: int = 0
     seconds: float = 0.0
+    slots: int = 0  # slots resolved, the ingest's and the stored ones
 
 
 def prepare(store: GraphStore, collected: Collected, curations: Sequence[Curation] = ()) -> Prepared:
@@ -144,7 +145,8 @@ def prepare(store: GraphStore, collected: Collected, curations: Sequence[Curatio
     touched = {resolution.person_of[s.key] for _, s in stored if s.key in resolution.person_of}
     nodes = {pid: resolution.people[pid].properties for pid in sorted(touched)}
     store.reassign_authors(moves, nodes)
-    return Prepared(resolution, len(stored), len(moves), time.perf_counter() - t0)
+    slots = sum(len(p.slots) for p in resolution.people.values())
+    return Prepared(resolution, len(stored), len(moves), time.perf_counter() - t0, slots)
 
 
 def curated_names(store: GraphStore, curations: Sequence[Curation]) -> set[str]:

@@ -70,9 +70,8 @@ class IngestReport:
         out += [f"  {p.severity} {p}" for p in self.problems]
         if self.resolution is not None:
             r = self.resolution
-            slots = sum(len(p.slots) for p in r.resolution.people.values())
             out.append(
-                f"  authors: {slots:,} author slot(s) resolved into {len(r.resolution.people):,} people in "
+                f"  authors: {r.slots:,} author slot(s) resolved into {len(r.resolution.people):,} people in "
                 f"{r.seconds:.1f} s ({r.stored_slots:,} stored slot(s) re-resolved, {r.moved:,} moved)"
             )
         if self.institutions is not None:
@@ -229,6 +228,7 @@ def ingest(
             prepared = prepare(store, collected, curations)
             report.resolution = prepared
             resolution = prepared.resolution
+            resolution.drop_slots()
         del collected  # its names and slot list (about 180 MB at 87k papers) are done with
         try:
             for i, path in enumerate(files, start=1):
