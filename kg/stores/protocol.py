@@ -395,6 +395,12 @@ class ReadStore(GraphStore, Protocol):
         longer), sorted by id: the candidates of the head-noun rule ("bandits")."""
         ...
 
+    def concepts_with_key_prefix(self, loose_key: str, limit: int) -> list[str]:
+        """Concepts whose name or alias loose key starts with the words of ``loose_key`` (and is
+        longer), sorted by id: the candidates of the modifier rule ("3D": "3D vision", "3D
+        reconstruction", ...; :func:`kg.read.resolve.resolve_concept`)."""
+        ...
+
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
         """``concept_id`` and every concept below it over ``BROADER``, at most ``limit``, sorted by
         id after the first (which is ``concept_id`` itself, when it exists)."""

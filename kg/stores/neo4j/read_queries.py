@@ -237,6 +237,16 @@ def concepts_with_key_suffix(rprefix: str, limit: int) -> Statement:
     )
 
 
+def concepts_with_key_prefix(prefix: str, limit: int) -> Statement:
+    """``ids``: concepts with a key starting with ``prefix`` (the unique index's range), by id."""
+    return Statement(
+        f"MATCH (k:{KEY_LABEL}) WHERE k.key STARTS WITH $prefix "
+        f"MATCH (k)-[:{KEY_OF}]->(c:Concept) WITH DISTINCT c.id AS id ORDER BY id LIMIT $limit "
+        "RETURN collect(id) AS ids",
+        {"prefix": prefix, "limit": limit},
+    )
+
+
 def narrower_closure(concept_id: str, limit: int) -> Statement:
     """``found`` (the concept exists) and ``ids``: up to ``limit`` concepts below it, by id."""
     return Statement(

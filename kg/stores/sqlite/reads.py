@@ -458,6 +458,18 @@ class SQLiteReads:
         )
         return [r[0] for r in rows]
 
+    def concepts_with_key_prefix(self, loose_key: str, limit: int) -> list[str]:
+        words = " ".join(loose_key.split())
+        if not words or limit < 1:
+            return []
+        # A range of the primary key: the keys from "l:3d " up to (not including) "l:3d!".
+        rows = self._all(
+            "SELECT DISTINCT k.node_id FROM name_keys k JOIN nodes n ON n.id = k.node_id "
+            "WHERE k.key >= ? AND k.key < ? AND n.label = 'Concept' ORDER BY k.node_id LIMIT ?",
+            (f"l:{words} ", f"l:{words}!", limit),
+        )
+        return [r[0] for r in rows]
+
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
         rows = self._all(
             "WITH RECURSIVE below(id) AS (SELECT ? UNION "
