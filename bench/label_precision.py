@@ -43,10 +43,15 @@ DEFAULT_LABELS = ROOT / "bench" / "labels" / "concept_links.jsonl"
 JUDGEMENTS = ("about", "passing", "wrong")
 
 
-def listed(record: PaperRecord, targets: set[str]) -> bool:
-    """Whether ``concept.papers`` (about only, the default) lists this paper for ``targets``."""
+def listed(record: PaperRecord, own: str, targets: set[str]) -> bool:
+    """Whether ``concept.papers`` (about only, the default) lists this paper for ``own`` and the
+    concepts below it (``targets``): a link marked ``climbs: false`` counts for its own concept
+    only (``PaperQuery.narrower``)."""
     return any(
-        rel.type == "MENTIONS" and rel.end in targets and rel.properties.get("about")
+        rel.type == "MENTIONS"
+        and rel.end in targets
+        and rel.properties.get("about")
+        and (rel.end == own or rel.properties.get("climbs") is not False)
         for rel in record.relationships
     )
 
@@ -77,7 +82,7 @@ def main() -> None:
             missing.append(f"{lab['file']}:{lab['paper']}")
             continue
         cid = concept_id(lab["concept"])
-        shown = listed(rec, closure.get(cid, {cid}))
+        shown = listed(rec, cid, closure.get(cid, {cid}))
         rows[lab["concept"]][(lab["label"], shown)] += 1
 
     print(f"labels: {len(labels)} from {args.labels.name}; papers extracted: {len(records)} (fast mode)")

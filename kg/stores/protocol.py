@@ -207,6 +207,11 @@ class PaperQuery:
     track: str | None = None
     # Any of these paper ids (an institution's papers, :mod:`kg.read.institutions`).
     papers: tuple[str, ...] | None = None
+    # The ids of ``concepts`` reached only through the narrower closure. With ``about_only`` a
+    # ``MENTIONS`` marked ``climbs: false`` (a link whose sense the paper's text does not
+    # support above its own concept: :mod:`extractors.concepts.analysis.senses`) counts for its
+    # own concept but not here.
+    narrower: tuple[str, ...] = ()
 
     @property
     def sort(self) -> PaperOrder:
