@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from kg.core.ids import concept_id  # noqa: E402
 from kg.core.models import PaperRecord  # noqa: E402
-from kg.eval.concept_quality import narrower_closure  # noqa: E402
+from kg.eval.concept_quality import climbs, narrower_closure  # noqa: E402
 from kg.ingest.nlp import load_nlp  # noqa: E402
 from kg.ingest.pipeline import Pipeline  # noqa: E402
 from kg.readers import read_file  # noqa: E402
@@ -48,10 +48,7 @@ def listed(record: PaperRecord, own: str, targets: set[str]) -> bool:
     concepts below it (``targets``): a link marked ``climbs: false`` counts for its own concept
     only (``PaperQuery.narrower``)."""
     return any(
-        rel.type == "MENTIONS"
-        and rel.end in targets
-        and rel.properties.get("about")
-        and (rel.end == own or rel.properties.get("climbs") is not False)
+        rel.type == "MENTIONS" and rel.end in targets and rel.properties.get("about") and climbs(rel, own)
         for rel in record.relationships
     )
 
