@@ -16,12 +16,14 @@ vocabulary matches only (:attr:`Analysis.matched`), so a record is the same alon
 batch. Broad parents ("deep learning") are supported by almost any paper of their field; the
 rule bites on specific ones.
 
-Only *weak* links stay below (salience under :data:`WEAK_SALIENCE`, not in the title, not
-defined or introduced): one or two mentions outside the title are not worth filing the paper
-under a parent it never touches. A strong link climbs even without support: most true is-a
-links are never written ("multi-armed bandits" under "exploration", "Nash equilibrium" under
-"game theory"), and a paper about the child is read as being about the parent too. Dropping
-``about`` instead would also drop the paper from the child's own page, which is right (tried:
+Only *weak* links (salience under :data:`WEAK_SALIENCE`, not in the title, not defined or
+introduced) with *no* parent supported stay below: one or two mentions outside the title are
+not worth filing the paper under parents it never touches. A strong link climbs even without
+support, and so does a link with one parent supported: most true is-a links are never written
+("multi-armed bandits" under "exploration", "equivariant neural networks" under "geometric deep
+learning"), and one ``climbs`` bit per link cannot choose among parents, so "privileged
+knowledge distillation" (transfer learning supported, model compression not) still climbs to
+both. Dropping ``about`` instead would also drop the paper from the child's own page (tried:
 the seed queries lost one paper each, keyword coverage fell 2-3 points).
 """
 
