@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from kg.core.ids import concept_id  # noqa: E402
 from kg.core.models import PaperRecord  # noqa: E402
-from kg.eval.concept_quality import narrower_closure  # noqa: E402
+from kg.eval.concept_quality import climbs, narrower_closure  # noqa: E402
 from kg.ingest.nlp import load_nlp  # noqa: E402
 from kg.ingest.pipeline import Pipeline  # noqa: E402
 from kg.readers import read_file  # noqa: E402
@@ -43,10 +43,12 @@ DEFAULT_LABELS = ROOT / "bench" / "labels" / "concept_links.jsonl"
 JUDGEMENTS = ("about", "passing", "wrong")
 
 
-def listed(record: PaperRecord, targets: set[str]) -> bool:
-    """Whether ``concept.papers`` (about only, the default) lists this paper for ``targets``."""
+def listed(record: PaperRecord, own: str, targets: set[str]) -> bool:
+    """Whether ``concept.papers`` (about only, the default) lists this paper for ``own`` and the
+    concepts below it (``targets``): a link marked ``climbs: false`` counts for its own concept
+    only (``PaperQuery.narrower``)."""
     return any(
-        rel.type == "MENTIONS" and rel.end in targets and rel.properties.get("about")
+        rel.type == "MENTIONS" and rel.end in targets and rel.properties.get("about") and climbs(rel, own)
         for rel in record.relationships
     )
 
@@ -77,7 +79,7 @@ def main() -> None:
             missing.append(f"{lab['file']}:{lab['paper']}")
             continue
         cid = concept_id(lab["concept"])
-        shown = listed(rec, closure.get(cid, {cid}))
+        shown = listed(rec, cid, closure.get(cid, {cid}))
         rows[lab["concept"]][(lab["label"], shown)] += 1
 
     print(f"labels: {len(labels)} from {args.labels.name}; papers extracted: {len(records)} (fast mode)")

@@ -52,7 +52,8 @@ CALL (c) {
   MATCH (x:Concept)-[:BROADER*0..]->(c)
   WITH DISTINCT x
   MATCH (p:Paper)-[r:MENTIONS|INTRODUCES]->(x)
-  WHERE type(r) = 'INTRODUCES' OR r.about IS NULL OR r.about <> false
+  WHERE type(r) = 'INTRODUCES'
+     OR ((r.about IS NULL OR r.about <> false) AND (x = c OR r.climbs IS NULL OR r.climbs <> false))
   RETURN count(DISTINCT p) AS papers
 }
 RETURN c.name AS concept, c.kind AS kind, c.aliases AS aliases, papers,

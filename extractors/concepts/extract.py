@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc
 
 from extractors.concepts.analysis import ABOUT_THRESHOLD, CACHE_KEY, Analysis, Candidate, analyse
+from extractors.concepts.analysis.senses import stays_below
 from extractors.concepts.background import Background, load_background
 from extractors.concepts.predicted import SCORE_SCALE, doc_mentions, predictor_of
 from extractors.concepts.vocabulary import SKIP_TOKENS, Vocabulary, token_key
@@ -345,12 +346,14 @@ def selected_mentions(analysis: Analysis) -> list[Candidate]:
 def extract_concepts_v2(x: ExtractInput) -> Parts:
     """Vocabulary and discovered concepts with scored ``MENTIONS``.
 
-    Record contract: ``MENTIONS {count, score, evidence, surface, salience, about}``, where
+    Record contract: ``MENTIONS {count, score, evidence, surface, salience, about[, climbs]}``, where
     ``surface`` is the paper's own wording ("LLMs" next to the canonical "large language
     models"), ``salience`` in [0, 1] comes from where and how often the concept occurs
     (:meth:`Analysis.salience`) and ``about`` is ``salience >= ABOUT_THRESHOLD`` (the paper is
-    about the concept, not a passing mention). Discovered phrases that have not earned a node
-    carry ``provisional: true`` on their Concept node (:func:`is_provisional`).
+    about the concept, not a passing mention); ``climbs: false`` marks an about link that counts
+    for its own concept only, not for the concepts above it (:mod:`.analysis.senses`).
+    Discovered phrases that have not earned a node carry ``provisional: true`` on their Concept
+    node (:func:`is_provisional`).
 
     Discovered concepts carry ``source: "discovered"`` and a ``BROADER`` link to the
     vocabulary concept that is their head ("diversified multinomial logit bandit" ->
@@ -365,21 +368,19 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
     added: set[str] = set()
     math = paper_math(x)
     for rank, c in enumerate(selected_mentions(analysis)):
-        parts.relationships.append(
-            _rel(
-                "MENTIONS",
-                x.paper_id,
-                c.id,
-                {
-                    "count": c.count,
-                    "score": c.score,
-                    "evidence": _evidence(analysis, c, math=math),
-                    "surface": c.surface,
-                    "salience": (salience := analysis.salience(c)),
-                    "about": salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c)),
-                },
-            )
-        )
+        salience = analysis.salience(c)
+        about = salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c))
+        props: Properties = {
+            "count": c.count,
+            "score": c.score,
+            "evidence": _evidence(analysis, c, math=math),
+            "surface": c.surface,
+            "salience": salience,
+            "about": about,
+        }
+        if about and stays_below(analysis, c, salience):
+            props["climbs"] = False  # about its own concept only (analysis.senses)
+        parts.relationships.append(_rel("MENTIONS", x.paper_id, c.id, props))
         if c.id not in added:
             added.add(c.id)
             parts.nodes.append(_vocab_graph(vocab, c.id)[0] if c.source == "vocabulary" else concept_node(c))

@@ -132,6 +132,7 @@ class Vocabulary:
     graph_cache: dict[str, tuple[Node, list[Relationship]]] = field(default_factory=dict, repr=False)
     ancestor_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
     narrower_counts: dict[str, int] = field(default_factory=dict, repr=False)
+    descendant_cache: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     # One-token key -> the only spellings that match it (see :func:`cased_spellings`).
     cased: dict[str, frozenset[str]] = field(default_factory=dict)
 
@@ -246,6 +247,16 @@ class Vocabulary:
                     counts[a] += 1
             self.narrower_counts.update(counts)
         return self.narrower_counts.get(cid, 0)
+
+    def descendants(self, cid: str) -> frozenset[str]:
+        """Every concept below ``cid``, transitively (computed once for all concepts)."""
+        if not self.descendant_cache:
+            below: dict[str, set[str]] = {c: set() for c in self.concepts}
+            for other in self.concepts:
+                for a in self.ancestors(other):
+                    below[a].add(other)
+            self.descendant_cache.update({c: frozenset(v) for c, v in below.items()})
+        return self.descendant_cache.get(cid, frozenset())
 
     def lookup(self, tokenizer: Tokenizer, text: str) -> VocabConcept | None:
         """The concept a name or alias denotes, if any."""

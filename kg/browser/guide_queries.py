@@ -13,14 +13,16 @@ GuideQuery: TypeAlias = tuple[str, dict[str, Any]]
 
 # Concepts with the most papers, counted as the API's `paperCount` and the explorer count them
 # (one count on every screen, issue 29): papers about the concept or a narrower one (a MENTIONS
-# not marked `about: false`, or an INTRODUCES), each paper once.
+# not marked `about: false`, or an INTRODUCES), each paper once; a MENTIONS marked
+# `climbs: false` counts for its own concept only (kg.stores.protocol.PaperQuery.narrower).
 TOP_CONCEPTS = """
 MATCH (c:Concept)
 CALL (c) {
   MATCH (x:Concept)-[:BROADER*0..]->(c)
   WITH DISTINCT x
   MATCH (p:Paper)-[r:MENTIONS|INTRODUCES]->(x)
-  WHERE type(r) = 'INTRODUCES' OR r.about IS NULL OR r.about <> false
+  WHERE type(r) = 'INTRODUCES'
+    OR ((r.about IS NULL OR r.about <> false) AND (x = c OR r.climbs IS NULL OR r.climbs <> false))
   RETURN count(DISTINCT p) AS papers
 }
 WITH c, papers

@@ -44,7 +44,7 @@ from extractors.concepts.completeness import incomplete
 from extractors.concepts.filler import GENERIC_KEYWORD_RATIO, GENERIC_MIN_DF, is_generic_key
 from extractors.concepts.vocabulary import Vocabulary
 from kg.core.ids import concept_id
-from kg.core.models import PaperRecord
+from kg.core.models import PaperRecord, Relationship
 from kg.core.normalize import token_key
 from kg.eval.evaluation import EvalPaper, is_present
 
@@ -231,6 +231,12 @@ class Support:
         return self.supported / self.linked if self.linked else 1.0
 
 
+def climbs(rel: Relationship, cid: str) -> bool:
+    """Whether an about link counts for ``cid``: its own concept, or one above it unless the
+    link is marked ``climbs: false`` (as ``concept.papers`` reads it: ``PaperQuery.narrower``)."""
+    return rel.end == cid or rel.properties.get("climbs") is not False
+
+
 def lexical_support(
     records: Sequence[PaperRecord],
     vocab: Vocabulary,
@@ -252,7 +258,7 @@ def lexical_support(
                 rel.type == "MENTIONS"
                 and rel.end in targets
                 and rel.properties.get("predicted") is not True
-                and (rel.properties.get("about") or not about_only)
+                and (not about_only or (rel.properties.get("about") and climbs(rel, cid)))
                 for rel in r.relationships
             ):
                 continue

@@ -37,13 +37,16 @@ def resolve_concept(store: ReadStore, name: str) -> Node | None:
 
     Tried in order: the strict key (acronyms case-sensitive, so ``LP`` is not ``lp``), the
     loose key (case folded, plurals stripped), the head-noun rule (``bandits`` is the one
-    concept ending in "bandit(s)" that the other such concepts are narrower than), an id.
+    concept ending in "bandit(s)" that the other such concepts are narrower than), the
+    modifier rule (``3D`` is "3D vision", the one concept starting with "3D" that most other
+    such concepts are narrower than: :func:`_modifier_concept`), an id.
     """
     if not name.strip():
         return None
     keys = query_keys(name)
     found = [c for c in store.concepts_by_keys(keys) if c is not None]
-    cid = found[0] if found else _head_noun_concept(store, query_loose_key(name))
+    loose = query_loose_key(name)
+    cid = found[0] if found else _head_noun_concept(store, loose) or _modifier_concept(store, loose)
     if cid is None:
         cid = name
     node = store.get_nodes([cid])[0]
@@ -60,6 +63,34 @@ def _head_noun_concept(store: ReadStore, key: str) -> str | None:
     best = max(candidates, key=lambda c: (len(covered[c]), c))
     ties = [c for c in candidates if len(covered[c]) == len(covered[best])]
     if len(ties) == 1 and len(covered[best]) >= max(2, len(candidates) // 2 + 1):
+        return best
+    return None
+
+
+def _modifier_concept(store: ReadStore, key: str) -> str | None:
+    """The concept a bare modifier denotes: of the curated concepts whose name or alias starts
+    with the asked-for words ("3D" -> "3D vision", "3D reconstruction", "3D object detection",
+    ...), the one whose narrower closure holds the most of them (itself included), when it
+    holds at least two and at least half of them and no other holds as many.
+
+    Why: authors list a modifier alone as a keyword ("3D" at 3DV, "multimodal" at COLM); the
+    user asking for it expects the field it names, which is the concept those phrases sit
+    under. The bare word is never an alias (it would link every paper that writes "3D"); it is
+    resolved at read time from the store's own concepts, so it follows whatever the store
+    holds. Discovered phrases ("3D garment stylization") are left out: they hang under their
+    head noun, not under their modifier. A modifier of unrelated things ("neural": neural
+    networks, neural radiance fields, neural network pruning) resolves to nothing.
+    """
+    if not key:
+        return None
+    found = store.get_nodes(store.concepts_with_key_prefix(key, HEAD_NOUN_CANDIDATES))
+    curated = {n.id for n in found if n is not None and n.properties.get("source") == "vocabulary"}
+    if len(curated) < 2:
+        return None
+    covered = {c: len(set(store.narrower_closure(c, CLOSURE_LIMIT)) & curated) for c in sorted(curated)}
+    best = max(curated, key=lambda c: (covered[c], c))
+    ties = [c for c in curated if covered[c] == covered[best]]
+    if len(ties) == 1 and covered[best] >= 2 and 2 * covered[best] >= len(curated):
         return best
     return None
 

@@ -123,6 +123,12 @@ def _paper_words(node: Node) -> str:
     return f"{props.get('title') or ''}\n{props.get('abstract') or ''}"
 
 
+def below(cid: str, closure: tuple[str, ...]) -> tuple[str, ...]:
+    """The ids of a concept's closure other than its own: where a link marked ``climbs: false``
+    does not count (``PaperQuery.narrower``)."""
+    return tuple(c for c in closure if c != cid)
+
+
 def _pair(graph: GraphName) -> PairType:
     return "COAUTHOR" if graph == "COAUTHOR" else "CO_OCCURS"
 
@@ -193,7 +199,7 @@ class ReadService:
         self, cid: str, include_narrower: bool = True, about_only: bool = True, order: PaperOrder = "NEWEST"
     ) -> PaperQuery:
         ids = self.closure(cid) if include_narrower else (cid,)
-        return PaperQuery(concepts=ids, about_only=about_only, order=order)
+        return PaperQuery(concepts=ids, about_only=about_only, order=order, narrower=below(cid, ids))
 
     def phrase_ids(self, name: str) -> tuple[str, ...]:
         """The concept ids of the keyphrase rows a name denotes (its loose key; cached)."""
@@ -226,10 +232,12 @@ class ReadService:
     def paper_query(self, where: PaperFilter) -> PaperQuery:
         """The store query for a filter by names; raises :class:`UnknownName` for unknown ones."""
         concepts = phrases = None
+        narrower: tuple[str, ...] = ()
         if where.concept is not None:
             node = self.resolve_concept(where.concept)
             if node is not None:
                 concepts = self.closure(node.id)
+                narrower = below(node.id, concepts)
             else:  # a phrase no node stands for yet: the papers that hold it (kg.core.provisional)
                 phrases = self.phrase_ids(where.concept)
                 if not phrases:
@@ -251,6 +259,7 @@ class ReadService:
         return PaperQuery(
             papers=papers,
             concepts=concepts,
+            narrower=narrower,
             phrases=phrases,
             about_only=where.about_only,
             author=author,
@@ -586,7 +595,8 @@ class ReadService:
         their share of that year's papers; every year with papers."""
         venues = self.venue_ids(venue)
         ids = self.closure(cid) if include_narrower else (cid,)
-        about = self.store.paper_years(PaperQuery(concepts=ids, about_only=about_only, venues=venues))
+        query = PaperQuery(concepts=ids, about_only=about_only, venues=venues, narrower=below(cid, ids))
+        about = self.store.paper_years(query)
         return trends.trend(about, self.paper_years(venues))
 
     def rising_concepts(

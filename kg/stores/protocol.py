@@ -207,6 +207,11 @@ class PaperQuery:
     track: str | None = None
     # Any of these paper ids (an institution's papers, :mod:`kg.read.institutions`).
     papers: tuple[str, ...] | None = None
+    # The ids of ``concepts`` reached only through the narrower closure. With ``about_only`` a
+    # ``MENTIONS`` marked ``climbs: false`` (a link whose sense the paper's text does not
+    # support above its own concept: :mod:`extractors.concepts.analysis.senses`) counts for its
+    # own concept but not here.
+    narrower: tuple[str, ...] = ()
 
     @property
     def sort(self) -> PaperOrder:
@@ -393,6 +398,12 @@ class ReadStore(GraphStore, Protocol):
     def concepts_with_key_suffix(self, loose_key: str, limit: int) -> list[str]:
         """Concepts whose name or alias loose key ends with the words of ``loose_key`` (and is
         longer), sorted by id: the candidates of the head-noun rule ("bandits")."""
+        ...
+
+    def concepts_with_key_prefix(self, loose_key: str, limit: int) -> list[str]:
+        """Concepts whose name or alias loose key starts with the words of ``loose_key`` (and is
+        longer), sorted by id: the candidates of the modifier rule ("3D": "3D vision", "3D
+        reconstruction", ...; :func:`kg.read.resolve.resolve_concept`)."""
         ...
 
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:

@@ -186,6 +186,7 @@ def ids(*nodes: Node) -> list[str]:
 READ_METHODS = [
     "concepts_by_keys",
     "concepts_with_key_suffix",
+    "concepts_with_key_prefix",
     "narrower_closure",
     "authors_by_keys",
     "papers",
@@ -298,6 +299,16 @@ def test_concepts_with_key_suffix_are_longer_keys_ending_in_the_words_by_id(rs: 
     assert rs.concepts_with_key_suffix("learning", 10) == ids(DL, ML, RL)
     assert rs.concepts_with_key_suffix("learning", 2) == ids(DL, ML)
     assert rs.concepts_with_key_suffix("contextual bandit", 10) == []  # not longer than itself
+
+
+def test_concepts_with_key_prefix_are_longer_keys_starting_with_the_words_by_id(rs: ReadStore) -> None:
+    assert rs.concepts_with_key_prefix("graph", 10) == ids(GNA, GNB)
+    assert rs.concepts_with_key_prefix("large language", 10) == ids(LLM)
+    assert rs.concepts_with_key_prefix("multi", 10) == ids(MAB)  # "multi armed bandit", whole words
+    assert rs.concepts_with_key_prefix("mult", 10) == []  # a word's start is not a word
+    assert rs.concepts_with_key_prefix("graph", 1) == ids(GNA)
+    assert rs.concepts_with_key_prefix("graph network", 10) == []  # not longer than itself
+    assert rs.concepts_with_key_prefix(" ", 10) == []
     assert rs.concepts_with_key_suffix("andit", 10) == []  # whole words only
 
 

@@ -105,11 +105,13 @@ def test_every_guide_block_returns_rows(example_graph: neo4j.Driver) -> None:
 
 def test_generated_guide_names_the_graphs_top_concept(example_graph: neo4j.Driver) -> None:
     # The top concept by papers about it or a narrower one (paperCount), computed here from the
-    # raw relationships: each concept's papers, then added up the BROADER hierarchy.
+    # raw relationships: each concept's papers, then added up the BROADER hierarchy (a link
+    # marked ``climbs: false`` counts for its own concept only).
     about = _run(
         example_graph,
         "MATCH (p:Paper)-[r:MENTIONS|INTRODUCES]->(c:Concept) "
-        "WHERE type(r) = 'INTRODUCES' OR r.about IS NULL OR r.about <> false RETURN c.id AS c, p.id AS p",
+        "WHERE type(r) = 'INTRODUCES' OR r.about IS NULL OR r.about <> false "
+        "RETURN c.id AS c, p.id AS p, r.climbs = false AS stays",
     )
     broader = _run(example_graph, "MATCH (a:Concept)-[:BROADER]->(b:Concept) RETURN a.id AS a, b.id AS b")
     names = {
@@ -126,7 +128,8 @@ def test_generated_guide_names_the_graphs_top_concept(example_graph: neo4j.Drive
             if c not in seen:
                 seen.add(c)
                 papers.setdefault(c, set()).add(r["p"])
-                todo.extend(up.get(c, ()))
+                if not r["stays"]:
+                    todo.extend(up.get(c, ()))
     top = min(papers, key=lambda c: (-len(papers[c]), names[c]))
     top = names[top]
     html_text = generate(example_graph, QUERIES_FILE)

@@ -63,10 +63,16 @@ def about(records: list[Any], name: str, about_only: bool = False) -> set[str]:
         if any(
             rel.type == "MENTIONS"
             and reaches(rel.end, target)
-            and (rel.properties["about"] or not about_only)
+            and (not about_only or (rel.properties["about"] and climbs(rel.properties, rel.end, target)))
             for rel in r.relationships
         )
     }
+
+
+def climbs(props: dict[str, Any], end: str, target: str) -> bool:
+    """An about link counts for ``target`` above its own concept unless marked ``climbs: false``
+    (what the API's ``PaperQuery.narrower`` does)."""
+    return end == target or props.get("climbs") is not False
 
 
 def identify(abstracts: set[str], phrases: set[str]) -> set[str]:

@@ -234,6 +234,16 @@ def concepts_with_key_suffix(rprefix: str, limit: int) -> Statement:
     )
 
 
+def concepts_with_key_prefix(prefix: str, limit: int) -> Statement:
+    """``ids``: concepts with a key starting with ``prefix`` (the unique index's range), by id."""
+    return Statement(
+        f"MATCH (k:{KEY_LABEL}) WHERE k.key STARTS WITH $prefix "
+        f"MATCH (k)-[:{KEY_OF}]->(c:Concept) WITH DISTINCT c.id AS id ORDER BY id LIMIT $limit "
+        "RETURN collect(id) AS ids",
+        {"prefix": prefix, "limit": limit},
+    )
+
+
 def narrower_closure(concept_id: str, limit: int) -> Statement:
     """``found`` (the concept exists) and ``ids``: up to ``limit`` concepts below it, by id."""
     return Statement(
@@ -246,9 +256,14 @@ def narrower_closure(concept_id: str, limit: int) -> Statement:
 
 
 # -- papers ------------------------------------------------------------------------------------
-def _concept_cond(var: str, about_only: bool) -> str:
+def _concept_cond(var: str, about_only: bool, end: str | None = None) -> str:
+    """The ``about_only`` test of a link ``var``; with ``end`` (the expression of the linked
+    concept's id) a ``MENTIONS`` marked ``climbs: false`` does not count for the ids in
+    ``$narrower`` (``PaperQuery.narrower``)."""
     # A MENTIONS without ``about`` counts as about (records from before salience existed).
     about = f"{var}.about IS NULL OR {var}.about <> false"
+    if end is not None:
+        about = f"({about}) AND ({var}.climbs IS NULL OR {var}.climbs <> false OR NOT {end} IN $narrower)"
     return f" AND (type({var}) = 'INTRODUCES' OR {about})" if about_only else ""
 
 
@@ -260,7 +275,7 @@ def _paper_filters(query: PaperQuery, driver: str | None) -> list[str]:
     if query.concepts is not None and driver != "concepts":
         out.append(
             "EXISTS { MATCH (p)-[r:MENTIONS|INTRODUCES]->(c) WHERE c.id IN $concepts"
-            f"{_concept_cond('r', query.about_only)} }}"
+            f"{_concept_cond('r', query.about_only, 'c.id')} }}"
         )
     if query.phrases is not None and driver != "phrases":
         about = " AND k.about" if query.about_only else ""
@@ -289,7 +304,7 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
     if driver == "concepts":
         return (
             f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
-            f"WHERE true{_concept_cond('r', query.about_only)} WITH DISTINCT p "
+            f"WHERE true{_concept_cond('r', query.about_only, 'cid')} WITH DISTINCT p "
         )
     if driver == "phrases":
         about = " AND k.about" if query.about_only else ""
@@ -317,6 +332,7 @@ def paper_params(query: PaperQuery) -> dict[str, Any]:
     return {
         "author": query.author,
         "concepts": list(query.concepts or ()),
+        "narrower": list(query.narrower),
         "phrases": list(query.phrases or ()),
         "venues": list(query.venues or ()),
         "topics": list(query.topics or ()),
@@ -400,7 +416,7 @@ def paper_order(query: PaperQuery, params: dict[str, Any]) -> str:
         params["w"] = SCORE_WEIGHT
         return (
             "CALL (p) { MATCH (p)-[r:MENTIONS|INTRODUCES]->(c) WHERE c.id IN $concepts"
-            f"{_concept_cond('r', query.about_only)} RETURN max({_RELEVANCE}) AS rank }} "
+            f"{_concept_cond('r', query.about_only, 'c.id')} RETURN max({_RELEVANCE}) AS rank }} "
             "WITH p, rank ORDER BY rank DESC, p._sortKey "
         )
     if query.sort == "OLDEST":  # within one year, _sortKey is folded title, then id

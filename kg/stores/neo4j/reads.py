@@ -131,6 +131,13 @@ class Neo4jReads:
         ids: list[str] = self._read_one(rq.concepts_with_key_suffix(prefix, limit))["ids"]
         return ids
 
+    def concepts_with_key_prefix(self, loose_key: str, limit: int) -> list[str]:
+        words = " ".join(loose_key.split())
+        if not words or limit < 1:
+            return []
+        ids: list[str] = self._read_one(rq.concepts_with_key_prefix("l:" + words + " ", limit))["ids"]
+        return ids
+
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
         if limit < 1:
             return []

@@ -101,7 +101,7 @@ def remove(c: sqlite3.Connection, concepts: Sequence[str], links: Sequence[RelKe
         "WHERE r.start = nodes.id AND r.type = 'CO_OCCURS') + (SELECT COALESCE(SUM(weight), 0) "
         "FROM rels r WHERE r.\"end\" = nodes.id AND r.type = 'CO_OCCURS'), "
         "paper_count = (SELECT COUNT(*) FROM rels r WHERE r.\"end\" = nodes.id AND r.type = 'MENTIONS' "
-        "AND r.about = 1) WHERE id = ? AND label = 'Concept'",
+        "AND r.about >= 1) WHERE id = ? AND label = 'Concept'",
         [(cid,) for cid in sorted(touched)],
     )
     c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")

@@ -68,6 +68,26 @@ Route = Literal["fetch", "walk", "test"]
 _LIKE_ESCAPE = re.compile(r"([\\%_])")
 
 
+def _about_test(q: PaperQuery, var: str, introduces: bool = False) -> tuple[str, list[Any]]:
+    """The ``about_only`` condition on a relationship ``{var}`` to one of ``q.concepts``, and its
+    parameters: ``about`` 1 counts anywhere, 2 (``climbs: false``) only for the ids not in
+    ``q.narrower`` (see :func:`kg.stores.sqlite.schema.rel_columns`); with ``introduces`` an
+    ``INTRODUCES`` (no ``about``) counts too."""
+    if not q.about_only:
+        return "", []
+    narrower = set(q.narrower)
+    own = [c for c in q.concepts or () if c not in narrower]
+    if not narrower:
+        test, params = f"{var}about >= 1", []
+    elif own:
+        test, params = f'({var}about = 1 OR ({var}about = 2 AND {var}"end" IN ({_marks(len(own))})))', own
+    else:
+        test, params = f"{var}about = 1", []
+    if introduces:
+        test = f"({var}type = 'INTRODUCES' OR {test})"
+    return f" AND {test}", params
+
+
 def chunked(items: Sequence[T], size: int = CHUNK) -> Iterator[list[T]]:
     """``items`` in lists of at most ``size``."""
     for i in range(0, len(items), size):
@@ -458,6 +478,18 @@ class SQLiteReads:
         )
         return [r[0] for r in rows]
 
+    def concepts_with_key_prefix(self, loose_key: str, limit: int) -> list[str]:
+        words = " ".join(loose_key.split())
+        if not words or limit < 1:
+            return []
+        # A range of the primary key: the keys from "l:3d " up to (not including) "l:3d!".
+        rows = self._all(
+            "SELECT DISTINCT k.node_id FROM name_keys k JOIN nodes n ON n.id = k.node_id "
+            "WHERE k.key >= ? AND k.key < ? AND n.label = 'Concept' ORDER BY k.node_id LIMIT ?",
+            (f"l:{words} ", f"l:{words}!", limit),
+        )
+        return [r[0] for r in rows]
+
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
         rows = self._all(
             "WITH RECURSIVE below(id) AS (SELECT ? UNION "
@@ -480,12 +512,12 @@ class SQLiteReads:
         sets: list[tuple[str, list[Any]]] = []
         if q.concepts is not None:
             marks = _marks(len(q.concepts))
-            about = " AND about = 1" if q.about_only else ""
+            about, about_params = _about_test(q, "")
             sets.append(
                 (
                     f"SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'MENTIONS'{about} "
                     f"UNION SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'INTRODUCES'",
-                    [*q.concepts, *q.concepts],
+                    [*q.concepts, *about_params, *q.concepts],
                 )
             )
         if q.phrases is not None:
@@ -540,18 +572,19 @@ class SQLiteReads:
                 q.concepts,
                 "EXISTS (SELECT 1 FROM rels m WHERE m.start = p.id AND m.type IN ('MENTIONS', 'INTRODUCES') "
                 'AND +m."end" IN ({marks}){about})',
-                " AND (m.type = 'INTRODUCES' OR m.about = 1)",
+                _about_test(q, "m.", introduces=True),
             ),
             (
                 q.phrases,
                 "EXISTS (SELECT 1 FROM keyphrases k INDEXED BY keyphrases_by_paper WHERE k.paper_id = p.id "
                 "AND k.concept_id IN ({marks}){about})",
-                " AND k.about = 1",
+                (" AND k.about = 1", []),
             ),
         ):
             if ids is not None:
-                tests.append(test.format(marks=_marks(len(ids)), about=about if q.about_only else ""))
-                params.extend(ids)
+                test_sql, test_params = about if q.about_only else ("", [])
+                tests.append(test.format(marks=_marks(len(ids)), about=test_sql))
+                params.extend([*ids, *test_params])
         if q.author is not None:
             tests.append(
                 "EXISTS (SELECT 1 FROM rels a WHERE a.start = ? AND a.type = 'AUTHORED' AND a.\"end\" = p.id)"
@@ -646,13 +679,13 @@ class SQLiteReads:
         bench/README.md).
         """
         concepts = list(query.concepts or ())
-        about = " AND (type = 'INTRODUCES' OR about = 1)" if query.about_only else ""
+        about, about_params = _about_test(query, "", introduces=True)
         members = "".join(f" AND start IN ({sql})" for sql, _ in others)
         ranked = self._all(
             "SELECT start, MAX(rank) FROM rels INDEXED BY rels_by_end_about_rank "
             f"WHERE \"end\" IN ({_marks(len(concepts))}) AND type IN ('MENTIONS', 'INTRODUCES'){about}"
             f"{members} GROUP BY start",
-            [*concepts, *(p for _, ps in others for p in ps)],
+            [*concepts, *about_params, *(p for _, ps in others for p in ps)],
         )
         if offset >= len(ranked):
             return Page(ids=[], total=len(ranked))  # the papers of the set, counted as they were read
@@ -1030,7 +1063,7 @@ class SQLiteReads:
         members, params = self._members(query)
         where = f" AND m.start{members}" if members else ""
         kind_test = " AND c.kind = ?" if kind is not None else ""
-        about = " AND (m.type = 'INTRODUCES' OR m.about = 1)" if about_only else ""
+        about = " AND (m.type = 'INTRODUCES' OR m.about >= 1)" if about_only else ""
         # DISTINCT: a paper that mentions and introduces a concept counts once.
         rows = self._all(
             'SELECT c.id, COUNT(*) AS n FROM (SELECT DISTINCT m.start, m."end" AS cid FROM rels m '

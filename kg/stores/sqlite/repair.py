@@ -506,7 +506,8 @@ def _recount(target: sqlite3.Connection) -> None:
     parts = []
     for rel_type, side in schema.PAPER_DEGREE.items():
         column = "start" if side == "start" else '"end"'
-        counted = "SUM(about)" if rel_type == "MENTIONS" else "COUNT(*)"  # a concept: papers about it
+        # a concept: papers about it (``about`` 1 or 2, see schema.rel_columns)
+        counted = "SUM(about >= 1)" if rel_type == "MENTIONS" else "COUNT(*)"
         parts.append(
             f"coalesce((SELECT {counted} FROM rels r "
             f"WHERE r.{column} = nodes.id AND r.type = '{rel_type}'), 0)"

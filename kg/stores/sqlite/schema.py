@@ -367,12 +367,14 @@ def fts_row(label: str, props: Properties) -> tuple[str, str, str, str] | None:
 
 def rel_columns(rel_type: str, props: Properties) -> tuple[int | None, int | None, float | None]:
     """``(about, position, rank)`` columns of a relationship. A MENTIONS without ``about`` counts
-    as about (records from before salience existed)."""
+    as about (records from before salience existed). ``about`` is 0 (a passing mention), 1
+    (about the concept and, through the BROADER closure, the concepts above it) or 2 (about its
+    own concept only: ``climbs: false``, see ``PaperQuery.narrower``)."""
     about = None
     position = None
     rank = link_relevance(rel_type, props) if rel_type in RANKED_TYPES else None
     if rel_type == "MENTIONS":
-        about = 0 if props.get("about") is False else 1
+        about = 0 if props.get("about") is False else 2 if props.get("climbs") is False else 1
     elif rel_type == "AUTHORED":
         pos = props.get("position")
         position = int(pos) if isinstance(pos, int | float) and not isinstance(pos, bool) else None
