@@ -34,6 +34,11 @@ load, can be compared: the ratio moves much less than the milliseconds do.
 ``--store DIR`` measures an existing store (e.g. the 100k one ``bench/embedded_scale.py`` built)
 instead of ``bench/out/latency``; ``--queries`` picks some of the queries.
 
+``author_coauthors`` asks what a user asks since ``Author.coauthors`` is paged (the count and the
+default page of 20); ``author_coauthors_all`` asks for every co-author (``first: 1000``), the
+question ``author_coauthors`` asked before. ``--cpu`` measures ``search`` twice: new texts (the
+cold cost: each text embedded by MiniLM) and then the same texts again (``search_repeat``).
+
 Latency is measured at the client: HTTP + JSON + GraphQL + store, on one machine.
 """
 
