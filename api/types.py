@@ -28,7 +28,7 @@ from kg.read.institutions import Affiliation
 from kg.read.key_concepts import KeyConcept as DomainKeyConcept
 from kg.read.likeness import SharedConcept as DomainShared
 from kg.read.likeness import Similar
-from kg.read.service import PaperFilter, PaperPage, ReadService
+from kg.read.service import MAX_COAUTHORS, PaperFilter, PaperPage, ReadService
 from kg.stores.protocol import Direction, Page, PaperQuery
 from kg.stores.protocol import Edge as StoreEdge
 from kg.stores.protocol import PaperOrder as StoreOrder
@@ -650,15 +650,28 @@ def papers_field(description: str, query_of: Callable[[Any, Info], Awaitable[Pap
     return strawberry.field(resolver=papers, description=description)
 
 
-def degree_field(rel_type: RelType, direction: Direction) -> Any:
-    """A ``paperCount`` field counted by the per-request degree loader: the object's
-    ``rel_type`` relationships in ``direction`` (an author's AUTHORED out, a venue's
-    PUBLISHED_IN in)."""
+def degree_field(rel_type: RelType, direction: Direction, description: str | None = None) -> Any:
+    """A count field (``paperCount``, ``coauthorCount``) counted by the per-request degree
+    loader: the object's ``rel_type`` relationships in ``direction`` (an author's AUTHORED out,
+    a venue's PUBLISHED_IN in, an author's COAUTHOR ties either way)."""
 
     async def paper_count(root: strawberry.Parent[Any], info: Info) -> int:
         return await info.context.loaders.degree(rel_type, direction).load(root.id)
 
-    return strawberry.field(resolver=paper_count)
+    return strawberry.field(resolver=paper_count, description=description)
+
+
+def check_coauthors_first(first: int | None) -> int:
+    """``Author.coauthors``' page size: :data:`DEFAULT_PAGE` when not given, at most
+    :data:`~kg.read.service.MAX_COAUTHORS` (all the store serves), else a BAD_USER_INPUT error."""
+    value = DEFAULT_PAGE if first is None else first
+    if value < 0 or value > MAX_COAUTHORS:
+        raise APIError(
+            f"`first` must be between 0 and {MAX_COAUTHORS} (got {value}); `coauthorCount` says how many "
+            "there are",
+            max=MAX_COAUTHORS,
+        )
+    return value
 
 
 @strawberry.type(description="A person who wrote papers in the graph.")
@@ -672,9 +685,19 @@ class Author(NamedNode):
     paper_count: int = degree_field("AUTHORED", "out")
     papers: Connection[Paper] = papers_field("Their papers, newest first (`orderBy`).", _author_query)
 
-    @strawberry.field(description="Co-authors, most shared papers first, then by name.")
-    def coauthors(self, info: Info, first: int | None = None) -> list[Coauthor]:
-        n = None if first is None else check_first(info, first)
+    coauthor_count: int = degree_field(
+        "COAUTHOR", "both", "How many people they wrote papers with (`coauthors` lists them)."
+    )
+
+    # Why a bounded default: the list grows with the store (the most prolific authors of 100k
+    # papers have hundreds of co-authors, and completing every item was most of the request's
+    # CPU); lists that grow with the store are paged, and `coauthorCount` gives the total.
+    @strawberry.field(
+        description=f"Co-authors, most shared papers first, then by name: the first `first` "
+        f"(default {DEFAULT_PAGE}, at most {MAX_COAUTHORS}; `coauthorCount` says how many there are)."
+    )
+    def coauthors(self, info: Info, first: int | None = DEFAULT_PAGE) -> list[Coauthor]:
+        n = check_coauthors_first(first)
 
         def convert(ranked: list[tuple[Node, int]]) -> list[Coauthor]:
             return [Coauthor(author=Author.from_domain(node), papers=w) for node, w in ranked[:n]]

@@ -44,7 +44,10 @@ class Matrix:
             return []
         q = from_blob(vector).astype(np.float32)
         q /= max(float(np.linalg.norm(q)), 1e-9)
-        scores = self.unit @ q
+        # einsum, not ``@``: the product is one pass over the matrix, bound by memory, and
+        # OpenBLAS's ``@`` ran it on every core with its threads spinning after: 18.5 ms of CPU
+        # against einsum's single-threaded 10.5 ms at the same wall time (100k rows, load 4.6).
+        scores = np.einsum("ij,j->i", self.unit, q)
         for pid in exclude:
             i = self.index.get(pid)
             if i is not None:

@@ -105,7 +105,8 @@ def test_contract_names_are_in_the_schema() -> None:
         "authorsTruncated: Boolean!",
         "concepts(first: Int = null): [ConceptMention!]!",
         "includeNarrower: Boolean = true",
-        "coauthors(first: Int = null): [Coauthor!]!",
+        "coauthors(first: Int = 20): [Coauthor!]!",
+        "coauthorCount: Int!",
     ):
         assert fragment in sdl, fragment
 
