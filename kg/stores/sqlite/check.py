@@ -93,7 +93,7 @@ def problems(path: Path, *, full: bool = False, budget_s: float | None = OPEN_BU
     if not path.exists():
         return []
     header = header_problem(path)
-    if header is not None:
+    if header is not None and _settled(path):
         return [header]
     if path.stat().st_size == 0:
         return []
@@ -161,6 +161,38 @@ def _write_stamp(path: Path, stamp: str) -> None:
         _stamp_file(path).write_text(stamp + "\n", encoding="utf-8")
     except OSError:
         pass  # a read-only data dir: the next open checks again
+
+
+def _settled(path: Path, tries: int = 3, pause_s: float = 0.02) -> bool:
+    """Does the header's problem stay while a read transaction holds the file still?
+
+    The header is read without a lock, so a writer halfway through creating the store (page 1
+    says 30 pages, the file holds 1 so far) looks truncated for a moment; a second ``kg ingest``
+    started beside the first into a new data dir saw that. Under a read transaction a rollback-
+    journal writer cannot write the file, so a problem seen there, ``tries`` times, is real. A
+    file SQLite cannot open, or cannot read, keeps its problem; a busy one is in use, not damaged.
+    """
+    for attempt in range(tries):
+        try:
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0, isolation_level=None)
+        except sqlite3.Error:
+            return True
+        try:
+            conn.execute("BEGIN")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            if header_problem(path) is None:
+                return False
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                return False
+            return True
+        except sqlite3.Error:
+            return True
+        finally:
+            conn.close()
+        if attempt + 1 < tries:
+            time.sleep(pause_s)
+    return True
 
 
 def _read_only_connection(path: Path) -> sqlite3.Connection:
