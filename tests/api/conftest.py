@@ -10,12 +10,13 @@ The test folders have no ``__init__.py``, so helpers reach test modules as fixtu
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ from fastapi import FastAPI
 from api.app import create_app
 from kg.core.config import Settings
 from kg.core.errors import StoreUnavailable
+from kg.ingest.job import ingest
+from kg.ingest.pipeline import Pipeline
 from kg.stores.protocol import GraphStore, ReadStore
 
 # The first request on a cold Neo4j also builds the service's indexes: give it time in tests
@@ -179,6 +182,35 @@ def serve_app() -> Callable[[FastAPI], Any]:
 def proxy(seeded_store: ReadStore) -> StoreProxy:
     """A fresh call-counting, failure-injecting proxy of the seeded store."""
     return StoreProxy(seeded_store)
+
+
+Gql = Callable[[str], dict[str, Any]]
+
+
+@pytest.fixture
+def listings_api(
+    store: GraphStore, nlp_fast: Any, tmp_path: Path
+) -> Callable[[dict[str, list[dict[str, Any]]]], AbstractContextManager[Gql]]:
+    """``with listings_api({"iclr2024.json": records}) as gql:``: each listing written as a
+    paperlists file, all ingested into the contract store (``kg ingest``'s job, real pipeline)
+    and served; ``gql(query)`` posts through HTTP and returns the decoded body."""
+
+    @contextmanager
+    def run(listings: dict[str, list[dict[str, Any]]]) -> Iterator[Gql]:
+        paths = []
+        for name, records in listings.items():
+            path = tmp_path / name
+            path.write_text(json.dumps(records), encoding="utf-8")
+            paths.append(path)
+        assert isinstance(store, ReadStore)
+        ingest(paths, store, Pipeline(nlp=nlp_fast), jobs=1)
+        with (
+            serve(create_app(Settings(), store=store)) as server,
+            httpx.Client(base_url=server.url) as client,
+        ):
+            yield lambda query: post(client, query)
+
+    return run
 
 
 @pytest.fixture

@@ -9,20 +9,12 @@ so the order (most shared papers first, then by name) is exercised across the cu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from api.app import create_app
-from kg.core.config import Settings
-from kg.ingest.job import ingest
-from kg.ingest.pipeline import Pipeline
 from kg.read.service import MAX_COAUTHORS
-from kg.stores.protocol import GraphStore, ReadStore
 
 MANY = ["Ada Prime"] + [f"Author {chr(ord('A') + i)}{chr(ord('a') + i)}son" for i in range(25)]
 TWICE = ["Ada Prime", MANY[25], MANY[24], MANY[23]]
@@ -39,23 +31,10 @@ def _record(rid: str, title: str, authors: list[str]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def gql(
-    store: GraphStore,
-    nlp_fast: Any,
-    tmp_path: Path,
-    serve_app: Callable[..., Any],
-    post_to: Callable[..., Any],
-) -> Iterator[Callable[..., dict[str, Any]]]:
-    path = tmp_path / "iclr2024.json"
+def gql(listings_api: Callable[..., Any]) -> Iterator[Callable[..., dict[str, Any]]]:
     records = [_record("p1", "A large collaboration", MANY), _record("p2", "A small follow-up", TWICE)]
-    path.write_text(json.dumps(records), encoding="utf-8")
-    assert isinstance(store, ReadStore)
-    ingest([path], store, Pipeline(nlp=nlp_fast), jobs=1)
-    with (
-        serve_app(create_app(Settings(), store=store)) as server,
-        httpx.Client(base_url=server.url) as client,
-    ):
-        yield lambda query: post_to(client, query)
+    with listings_api({"iclr2024.json": records}) as gql:
+        yield gql
 
 
 def _coauthors(gql: Callable[..., dict[str, Any]], arguments: str) -> tuple[int, list[tuple[str, int]]]:

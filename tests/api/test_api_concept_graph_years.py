@@ -14,11 +14,11 @@ import httpx
 from api.app import create_app
 from kg.core.config import Settings
 from kg.core.models import Node, PaperRecord, Relationship
+from tests.graph_builders import curated_concept
 
 
 def concept(slug: str, name: str) -> Node:
-    props: dict[str, Any] = {"name": name, "kind": "METHOD", "aliases": [], "source": "vocabulary"}
-    return Node(id=f"concept:{slug}", label="Concept", properties=props)
+    return curated_concept(slug, name, "METHOD")
 
 
 DP = concept("diffusion-policy", "diffusion policy")

@@ -9,11 +9,11 @@ import httpx
 from api.app import create_app
 from kg.core.config import Settings
 from kg.core.models import Node, PaperRecord, Relationship
+from tests.graph_builders import curated_concept
 
 
 def concept(cid: str, name: str, aliases: list[str] | None = None) -> Node:
-    props: dict[str, Any] = {"name": name, "kind": "TASK", "aliases": aliases or [], "source": "vocabulary"}
-    return Node(id=cid, label="Concept", properties=props)
+    return curated_concept(cid, name, "TASK", aliases)
 
 
 BANDITS = concept("concept:multi-armed-bandits", "multi-armed bandits", ["bandits", "MAB"])

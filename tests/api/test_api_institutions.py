@@ -8,19 +8,10 @@ from two small paperlists listings: Carnegie Mellon printed as "Carnegie Mellon 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-
-from api.app import create_app
-from kg.core.config import Settings
-from kg.ingest.job import ingest
-from kg.ingest.pipeline import Pipeline
-from kg.stores.protocol import GraphStore, ReadStore
 
 
 def _record(rid: str, title: str, authors: list[str], aff: list[str], domains: list[str]) -> dict[str, Any]:
@@ -59,25 +50,9 @@ LISTINGS = {
 
 
 @pytest.fixture
-def gql(
-    store: GraphStore,
-    nlp_fast: Any,
-    tmp_path: Path,
-    serve_app: Callable[..., Any],
-    post_to: Callable[..., Any],
-) -> Iterator[Callable[..., dict[str, Any]]]:
-    paths = []
-    for name, records in LISTINGS.items():
-        path = tmp_path / name
-        path.write_text(json.dumps(records), encoding="utf-8")
-        paths.append(path)
-    assert isinstance(store, ReadStore)
-    ingest(paths, store, Pipeline(nlp=nlp_fast), jobs=1)
-    with (
-        serve_app(create_app(Settings(), store=store)) as server,
-        httpx.Client(base_url=server.url) as client,
-    ):
-        yield lambda query: post_to(client, query)
+def gql(listings_api: Callable[..., Any]) -> Iterator[Callable[..., dict[str, Any]]]:
+    with listings_api(LISTINGS) as gql:
+        yield gql
 
 
 def _data(body: dict[str, Any]) -> dict[str, Any]:

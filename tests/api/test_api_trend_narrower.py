@@ -15,11 +15,11 @@ import httpx
 from api.app import create_app
 from kg.core.config import Settings
 from kg.core.models import Node, PaperRecord, Relationship
+from tests.graph_builders import curated_concept
 
 
 def concept(slug: str, name: str) -> Node:
-    props: dict[str, Any] = {"name": name, "kind": "TASK", "aliases": [], "source": "vocabulary"}
-    return Node(id=f"concept:{slug}", label="Concept", properties=props)
+    return curated_concept(slug, name, "TASK")
 
 
 BANDITS = concept("bandits", "bandits")

@@ -19,14 +19,14 @@ import pytest
 from api.app import create_app
 from kg.core.config import Settings
 from kg.core.models import Node, PaperRecord, Relationship
+from tests.graph_builders import curated_concept
 
 YEARS = (2021, 2022, 2023)
 PER_YEAR = 20
 
 
 def concept(slug: str, name: str, kind: str) -> Node:
-    props: dict[str, Any] = {"name": name, "kind": kind, "aliases": [], "source": "vocabulary"}
-    return Node(id=f"concept:{slug}", label="Concept", properties=props)
+    return curated_concept(slug, name, kind)
 
 
 DP = concept("diffusion-policy", "diffusion policy", "METHOD")

@@ -14,11 +14,11 @@ from typing import Any
 from kg.core.models import Node, PaperRecord, Relationship
 from kg.read.service import PaperFilter, ReadService
 from kg.stores.protocol import ReadStore
+from tests.graph_builders import curated_concept
 
 
 def _concept(cid: str, name: str) -> Node:
-    props: dict[str, Any] = {"name": name, "kind": "CONCEPT", "aliases": [], "source": "vocabulary"}
-    return Node(id=f"concept:{cid}", label="Concept", properties=props)
+    return curated_concept(cid, name)
 
 
 COMPRESSION = _concept("model-compression", "model compression")

@@ -7,8 +7,6 @@ shipped vocabulary, background table and ranker.
 
 from __future__ import annotations
 
-import pytest
-
 from extractors.concepts.background import load_background
 from extractors.concepts.candidates import cut_after_modifier
 from extractors.concepts.tokens import stream_from_doc
@@ -16,11 +14,6 @@ from kg.core.models import PaperRecord, RawPaper
 from kg.eval.cli import record_keyphrases
 from kg.ingest.nlp import load_nlp
 from kg.ingest.pipeline import Pipeline
-
-
-@pytest.fixture(scope="module")
-def fast() -> Pipeline:
-    return Pipeline(nlp=load_nlp(mode="fast"), mode="fast")
 
 
 def record(pipeline: Pipeline, abstract: str, title: str | None = None) -> PaperRecord:

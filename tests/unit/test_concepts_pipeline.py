@@ -46,11 +46,6 @@ PAPERS = [
 
 
 @pytest.fixture(scope="module")
-def fast() -> Pipeline:
-    return Pipeline(nlp=load_nlp(mode="fast"), mode="fast")
-
-
-@pytest.fixture(scope="module")
 def accurate() -> Iterator[Pipeline]:
     yield Pipeline(nlp=load_nlp(mode="accurate"), mode="accurate")
 

@@ -7,13 +7,10 @@ Real spaCy tokenizer and the shipped vocabulary ("quantization" is under "model 
 
 from __future__ import annotations
 
-import pytest
-
 from extractors.concepts.analysis.senses import WEAK_SALIENCE, names_share_a_word
-from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
+from extractors.concepts.vocabulary import Vocabulary
 from kg.core.ids import concept_id
 from kg.core.models import PaperRecord, RawPaper
-from kg.ingest.nlp import load_nlp
 from kg.ingest.pipeline import Pipeline
 
 # A robot-learning abstract that quantizes an action space: nothing of model compression.
@@ -24,16 +21,6 @@ ACTIONS = (
     "exponential blowup of naive discretization. Experiments on robotic manipulation benchmarks show "
     "large gains."
 )
-
-
-@pytest.fixture(scope="module")
-def fast() -> Pipeline:
-    return Pipeline(nlp=load_nlp(mode="fast"), mode="fast")
-
-
-@pytest.fixture(scope="module")
-def vocab() -> Vocabulary:
-    return default_vocabulary(load_nlp(mode="fast").tokenizer)
 
 
 def record(pipeline: Pipeline, abstract: str, title: str) -> PaperRecord:

@@ -17,16 +17,6 @@ from kg.ingest.nlp import load_nlp
 from kg.ingest.pipeline import Pipeline
 
 
-@pytest.fixture(scope="module")
-def fast() -> Pipeline:
-    return Pipeline(nlp=load_nlp(mode="fast"), mode="fast")
-
-
-@pytest.fixture(scope="module")
-def vocab() -> Vocabulary:
-    return default_vocabulary(load_nlp(mode="fast").tokenizer)
-
-
 def record(pipeline: Pipeline, abstract: str, title: str | None = None) -> PaperRecord:
     records, problems = pipeline.build([RawPaper(file="t.jsonl", line=1, title=title, abstract=abstract)])
     assert not problems
