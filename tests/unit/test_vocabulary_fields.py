@@ -8,21 +8,11 @@ from typing import Any
 
 import pytest
 
-from extractors.concepts.vocabulary import Vocabulary, default_vocabulary
+from extractors.concepts.vocabulary import Vocabulary
 from kg.core.ids import concept_id
 from kg.core.models import PaperRecord, RawPaper, Relationship
 from kg.eval.concept_quality import lexical_support
 from kg.ingest.pipeline import Pipeline
-
-
-@pytest.fixture(scope="module")
-def fast(nlp_fast: Any) -> Pipeline:
-    return Pipeline(nlp=nlp_fast, mode="fast")
-
-
-@pytest.fixture(scope="module")
-def vocab(nlp_fast: Any) -> Vocabulary:
-    return default_vocabulary(nlp_fast.tokenizer)
 
 
 def record(pipeline: Pipeline, title: str, abstract: str) -> PaperRecord:
