@@ -7,20 +7,19 @@ written: ``heldout.jsonl``, ``--heldout`` more recombined papers (another seed, 
 out <n>``) that are not in the store, for the incremental runs of ``bench/neo4j_load.py``
 (extract them with ``--extract-to``, then ``--start 0``).
 
-Measures, each as a separate ``kg`` process against the server ``scripts/neo4j/start`` runs in
+Measures, as a separate ``kg`` process, against the server ``scripts/neo4j/start`` runs in
 ``--home`` (KG_NEO4J_HOME; **its database must be empty**: ``--bulk`` refuses anything else):
 
-1. ``kg ingest --backend neo4j --bulk [--no-embed] FILES``: wall seconds, papers/s, the phases
-   ``--bulk`` prints (extraction overlaps the merge; the merge's wait for records says how much
-   of it extraction bounds), CPU of the ingest and its workers, peak RSS;
-2. without ``--no-embed`` (``--embed``): then ``kg embed --backend neo4j``, which adds the
-   vectors the bulk import does not write, timed the same way.
+``kg ingest --backend neo4j --bulk [--no-embed] FILES``: wall seconds, papers/s, the phases
+``--bulk`` prints (extraction overlaps the merge; the merge's wait for records says how much of
+it extraction bounds), CPU of the ingest, its workers and the importer, peak RSS. ``--no-embed``
+unless ``--embed`` (then the workers embed too and the import writes the vectors).
 
 The load average is printed before and after each command: on a shared machine the figures
 mean something only next to it.
 
     uri=$(NEO4J_HOME=DIR NEO4J_BOLT_PORT=7733 NEO4J_HTTP_PORT=7433 scripts/neo4j/start | tail -n 1)
-    python bench/neo4j_scale.py ../shared/data --work /tmp/n100k --home DIR --uri $uri [--embed]
+    python bench/neo4j_scale.py ../shared/data --work bench/out/n100k --home DIR --uri $uri [--embed]
 """
 
 from __future__ import annotations
@@ -64,8 +63,8 @@ def write_heldout(paperlists: Path, n: int, out: Path, seed: int = 99) -> Path:
 
 
 def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
-    """Wall seconds, CPU seconds (the process and its workers), peak RSS (MB) and output of one
-    ``kg`` process; its output is echoed."""
+    """Wall seconds, CPU seconds (the process, its workers and the importer), peak RSS (MB) and
+    output of one ``kg`` process; its output is echoed."""
     cpu0 = children_cpu_seconds()
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
@@ -86,7 +85,7 @@ def main() -> None:
     p.add_argument("--work", type=Path, required=True, help="scratch folder (top-up and held-out files)")
     p.add_argument("--home", type=Path, required=True, help="the server home (KG_NEO4J_HOME)")
     p.add_argument("--uri", required=True, help="its Bolt URI")
-    p.add_argument("--embed", action="store_true", help="embed too (bulk without --no-embed, then kg embed)")
+    p.add_argument("--embed", action="store_true", help="embed too (--bulk without --no-embed)")
     p.add_argument("--heldout", type=int, default=8000, help="held-out papers written for incremental runs")
     p.add_argument("--jobs", type=int, default=0, help="kg ingest --jobs (default: one per core)")
     a = p.parse_args()
@@ -113,12 +112,6 @@ def main() -> None:
         f"kg ingest --bulk {' '.join(embed)}: {papers} papers in {wall:.1f} s ({papers / wall:.0f} papers/s "
         f"end to end); CPU {cpu:.0f} s ({1000 * cpu / papers:.2f} ms per paper); peak RSS {rss:.0f} MB"
     )
-    if a.embed:
-        wall2, cpu2, _rss, _out = timed(["embed"], env)
-        print(
-            f"kg embed: {wall2:.1f} s, CPU {cpu2:.0f} s; bulk + embed {papers / (wall + wall2):.0f} papers/s "
-            "end to end"
-        )
 
 
 if __name__ == "__main__":
