@@ -248,16 +248,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         from kg.ingest.bulk import bulk_ingest
 
         nlp = load_nlp(settings.spacy_model, settings.concept_mode)
-        pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode)
+        # as below: the workers embed while they extract, and the import writes the vectors
+        bulk_embedder = None if args.no_embed else Embedder(threads=1)
+        if bulk_embedder is not None:
+            bulk_embedder.prepare()
+        pipeline = Pipeline(nlp=nlp, mode=settings.concept_mode, embedder=bulk_embedder)
         from api.curate_cli import curations_path
         from kg.curation.decisions import load as load_curations
 
         decisions = load_curations(curations_path(args, settings))
         jobs = settings.jobs or default_jobs()
-        code = bulk_ingest(args.paths, pipeline, settings, _out, jobs=jobs, curations=decisions)
-        if not args.no_embed:  # the bulk loader writes no vectors (its import is one version)
-            _out("no embeddings yet (Paper.similar, like:): run `kg embed --backend neo4j` to add them")
-        return code
+        return bulk_ingest(args.paths, pipeline, settings, _out, jobs=jobs, curations=decisions)
     store = _open_store(settings, create=True)
     try:
         progress = Progress(enabled=False if args.no_progress else None)

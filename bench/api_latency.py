@@ -32,7 +32,9 @@ with the same clients, so figures from machines of other speeds, or from this on
 load, can be compared: the ratio moves much less than the milliseconds do.
 
 ``--store DIR`` measures an existing store (e.g. the 100k one ``bench/embedded_scale.py`` built)
-instead of ``bench/out/latency``; ``--queries`` picks some of the queries.
+instead of ``bench/out/latency``; ``--queries`` picks some of the queries. ``--neo4j-as-is``
+measures the graph the Neo4j server at ``KG_TEST_NEO4J_URI`` already holds (e.g. a 100k
+``kg ingest --bulk``), parameters drawn from it, with no embedded store and nothing reloaded.
 
 ``author_coauthors`` asks what a user asks since ``Author.coauthors`` is paged (the count and the
 default page of 20); ``author_coauthors_all`` asks for every co-author (``first: 1000``), the
@@ -66,8 +68,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.core.models import PaperRecord  # noqa: E402
-from kg.stores.protocol import GraphStore  # noqa: E402
+from kg.core.config import Settings  # noqa: E402
+from kg.core.models import PaperRecord, StoreCounts  # noqa: E402
+from kg.stores.protocol import GraphStore, ReadStore  # noqa: E402
 from kg.stores.sqlite import SQLiteStore  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -218,21 +221,35 @@ def memory_store(
     return store
 
 
-def load_neo4j(
-    uri: str, reference: SQLiteStore, data_dir: Path, papers: int, records: Path | None = None
-) -> None:
+def neo4j_settings(uri: str) -> Settings:
+    """Settings for the Neo4j server at ``uri`` (credentials from ``KG_TEST_NEO4J_*``)."""
     from pydantic import SecretStr
 
-    from kg.core.config import Settings
-    from kg.stores.neo4j.store import open_neo4j_store
-
-    settings = Settings(
+    return Settings(
         backend="neo4j",
         neo4j_uri=uri,
         neo4j_user=os.environ.get("KG_TEST_NEO4J_USER", "neo4j"),
         neo4j_password=SecretStr(os.environ.get("KG_TEST_NEO4J_PASSWORD", "")),
     )
-    store = open_neo4j_store(settings)
+
+
+def neo4j_as_is(uri: str, pool: int) -> tuple[StoreCounts, Parameters]:
+    """The counts of the graph Neo4j holds at ``uri`` and parameters drawn from it (``--neo4j-as-is``)."""
+    from kg.stores.neo4j.store import open_neo4j_store
+
+    store = open_neo4j_store(neo4j_settings(uri))
+    try:
+        return store.counts(), pick_parameters(store, pool)
+    finally:
+        store.close()
+
+
+def load_neo4j(
+    uri: str, reference: SQLiteStore, data_dir: Path, papers: int, records: Path | None = None
+) -> None:
+    from kg.stores.neo4j.store import open_neo4j_store
+
+    store = open_neo4j_store(neo4j_settings(uri))
     try:
         if store.counts() == reference.counts():
             print("Neo4j already holds the benchmark graph")
@@ -404,7 +421,7 @@ class Parameters:
     warmup: dict[str, list[dict[str, Any]]]
 
 
-def pick_parameters(store: SQLiteStore, pool: int, seed: int = 0) -> Parameters:
+def pick_parameters(store: ReadStore, pool: int, seed: int = 0) -> Parameters:
     """``pool`` measured + :data:`WARMUP` warm-up parameters per query, all distinct, from the graph.
 
     Concepts and authors (with at least one co-author) by paper count, most first, keeping only
@@ -625,8 +642,12 @@ def cpu_per_request(
     workers: int,
     queries: dict[str, str] = QUERIES,
     store_dir: Path = MEMORY_DIR,
+    db_pid: int | None = None,
 ) -> dict[str, Any]:
     """Server CPU time per request, one client, no concurrency, response cache off.
+
+    ``db_pid``: the database server's process (Neo4j's JVM, ``--db-pid``), whose CPU per request
+    is reported beside the API server's: on Neo4j a read's work is split between the two.
 
     The figure a latency under load is made of (8 clients on 2 cores queue on it), and one the
     machine's load barely moves, unlike wall-clock latencies. Every request has its own
@@ -640,16 +661,20 @@ def cpu_per_request(
         server.wait()
         print(f"\n[{backend}, response cache off] server CPU per request, 1 client")
         with Client(server.url, timeout=120) as c:
+            db_ms: dict[str, float] = {}
 
             def measure(query: str, measured: list[dict[str, Any]]) -> tuple[float, list[float], int]:
                 errors = 0
                 wall: list[float] = []
                 before = process_tree_cpu_seconds(server.proc.pid)
+                db_before = process_tree_cpu_seconds(db_pid) if db_pid else 0.0
                 for p in measured:
                     ms, error = timed_request(c, query, p)
                     wall.append(ms)
                     errors += error is not None
                 cpu_ms = (process_tree_cpu_seconds(server.proc.pid) - before) * 1000 / len(measured)
+                if db_pid:
+                    db_ms[query] = (process_tree_cpu_seconds(db_pid) - db_before) * 1000 / len(measured)
                 return cpu_ms, wall, errors
 
             for _ in range(WARMUP):
@@ -665,6 +690,8 @@ def cpu_per_request(
                     "server_cpu_ms_per_request": round(cpu_ms, 2),
                     "wall_p50_ms": round(statistics.median(wall), 2),
                 }
+                if db_pid:
+                    out[name]["database_cpu_ms_per_request"] = round(db_ms[query], 2)
                 if name in REPEATED:  # the same parameters again: what a repeat costs
                     cpu_ms, wall, errors = measure(query, params.measured[name][:requests])
                     out[f"{name}_repeat"] = {
@@ -689,10 +716,15 @@ def cpu_per_request(
             for name in [n for q in queries for n in (q, f"{q}_repeat") if n in out]:
                 figures = out[name]
                 figures["cpu_x_reference"] = ratio(figures["server_cpu_ms_per_request"], ref)
+                db = (
+                    f"; database {figures['database_cpu_ms_per_request']:.2f} ms CPU/request"
+                    if "database_cpu_ms_per_request" in figures
+                    else ""
+                )
                 print(
                     f"  {name:<24} {figures['server_cpu_ms_per_request']:6.2f} ms CPU/request "
                     f"({figures['cpu_x_reference']:5.1f}x the reference; wall p50 "
-                    f"{figures['wall_p50_ms']:6.2f} ms, errors {figures['errors']})"
+                    f"{figures['wall_p50_ms']:6.2f} ms, errors {figures['errors']}{db})"
                 )
     finally:
         server.stop()
@@ -756,23 +788,39 @@ def main() -> int:
     parser.add_argument(
         "--queries", nargs="+", choices=list(QUERIES), default=list(QUERIES), help="queries to measure"
     )
+    parser.add_argument(
+        "--neo4j-as-is",
+        action="store_true",
+        help="measure only the graph Neo4j (KG_TEST_NEO4J_URI) holds now: no embedded store, no reload",
+    )
+    parser.add_argument(
+        "--db-pid", type=int, help="with --cpu: also the CPU per request of this process (Neo4j's JVM)"
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         return serve(args.port, args.workers)
 
-    store = memory_store(args.data_dir, args.papers, args.rebuild, args.records, args.store)
     queries = {name: QUERIES[name] for name in args.queries}
-    counts = store.counts()
-    print(f"graph: {counts.nodes}\n       {counts.relationships}")
     pool = args.pool or args.requests
-    params = pick_parameters(store, pool)
+    neo4j_uri = os.environ.get("KG_TEST_NEO4J_URI")
+    if args.neo4j_as_is:
+        if not neo4j_uri:
+            raise SystemExit("--neo4j-as-is needs KG_TEST_NEO4J_URI")
+        counts, params = neo4j_as_is(neo4j_uri, pool)
+    else:
+        store = memory_store(args.data_dir, args.papers, args.rebuild, args.records, args.store)
+        counts = store.counts()
+        params = pick_parameters(store, pool)
+    print(f"graph: {counts.nodes}\n       {counts.relationships}")
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_")}
     env["PYTHONPATH"] = str(ROOT)
-    backends = ["memory"] if "memory" in args.backends else []
-    neo4j_uri = os.environ.get("KG_TEST_NEO4J_URI")
-    if "neo4j" in args.backends:
+    backends = ["memory"] if "memory" in args.backends and not args.neo4j_as_is else []
+    if args.neo4j_as_is:
+        env["KG_NEO4J_URI"] = neo4j_uri or ""
+        backends.append("neo4j")
+    elif "neo4j" in args.backends:
         if neo4j_uri:
             load_neo4j(neo4j_uri, store, args.data_dir, args.papers, args.records)
             env["KG_NEO4J_URI"] = neo4j_uri
@@ -786,7 +834,16 @@ def main() -> int:
     if args.cpu:
         print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         cpu = {
-            b: cpu_per_request(b, env, params, args.requests, args.workers, queries, args.store)
+            b: cpu_per_request(
+                b,
+                env,
+                params,
+                args.requests,
+                args.workers,
+                queries,
+                args.store,
+                args.db_pid if b == "neo4j" else None,
+            )
             for b in backends
         }
         print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

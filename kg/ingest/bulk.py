@@ -115,7 +115,12 @@ def bulk_ingest(
     for line in summary.lines():
         out(line)
     out(institutions)
+    skipped = sum(1 for p in problems if p.severity == "skipped")
     for p in problems:
-        out(f"  skipped {p}")
-    out(f"graph: neo4j store at {settings.neo4j_uri} ({len(problems)} skipped)")
-    return 0 if not problems else 1
+        out(f"  {p.severity} {p}")
+    repaired = len(problems) - skipped
+    out(
+        f"graph: neo4j store at {settings.neo4j_uri} ({skipped} skipped"
+        + (f", {repaired} repaired)" if repaired else ")")
+    )
+    return 0 if not skipped else 1  # as kg ingest: a repaired value is kept, not a failure

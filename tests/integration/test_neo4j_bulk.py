@@ -118,6 +118,11 @@ def test_bulk_import_equals_transactional_ingest(
         }
         hits = store.search("graph neural networks", limit=3)  # the fulltext index answers
         assert hits
+        # The workers embedded every paper and the import wrote the vectors, in the vector index.
+        papers = sorted(n.id for n in bulk.nodes if n.label == "Paper")
+        bulk_vectors = store.paper_embeddings(papers)
+        assert all(v is not None for v in bulk_vectors)
+        assert [pid for pid, _score in store.nearest_papers(bulk_vectors[0] or b"", 1)] == papers[:1]
 
         # The same files through the transactional store give the same graph.
         store.clear()
@@ -125,6 +130,7 @@ def test_bulk_import_equals_transactional_ingest(
     with neo4j.GraphDatabase.driver(uri) as driver:
         assert Neo4jStore(driver).export() == bulk
         assert internal_state(driver) == bulk_internal  # reads answer alike after either load
+        assert Neo4jStore(driver).paper_embeddings(papers) == bulk_vectors  # the same vectors too
 
     # Not empty any more: refused with one line, before anything is stopped.
     assert kg(home, uri, "--bulk", str(EXAMPLES), monkeypatch=monkeypatch) == 2

@@ -11,6 +11,7 @@ import pytest
 from kg.core.errors import GraphStoreError
 from kg.core.models import Node, PaperRecord, Relationship
 from kg.stores.neo4j import queries as q
+from kg.stores.neo4j import vectors
 from kg.stores.neo4j.bulk_csv import ARRAY_DELIMITER, cell, merge_records, value_type, write_csv
 
 
@@ -202,6 +203,26 @@ def test_only_files_with_a_line_break_in_a_value_are_read_as_multiline(tmp_path:
 
     clean = write_csv(merge_records([plain]), tmp_path / "clean", version=1)
     assert clean.multiline == [] and clean.admin_args()[0] == "--multiline-fields=false"
+
+
+def test_vectors_are_written_as_the_floats_an_upsert_stores(tmp_path: Path) -> None:
+    """Every int8 value, negative ones included, becomes the float ``vectors.put`` sends (k / 127);
+    a paper in two records keeps the later record's vector, as upserts in order would."""
+    first, again, other = record("p:1", ["a:x"], {}), record("p:1", ["a:x"], {}), record("p:2", ["a:y"], {})
+    blob = bytes(range(256)) + bytes(range(128))  # 384 bytes: every int8 value
+    first.embedding, again.embedding, other.embedding = bytes(384), blob, blob[::-1]
+    files = write_csv(merge_records([first, again, other]), tmp_path, version=1)
+    rows = read_csv(tmp_path / "vectors.csv")
+    assert rows[0] == [":ID(__KGEmbedding__)", "paper", "vector:double[]"]
+    written = {row[1]: [float(v) for v in row[2].split(ARRAY_DELIMITER)] for row in rows[1:]}
+    assert written == {
+        "p:1": vectors.put([("p:1", blob)]).params["rows"][0]["vector"],
+        "p:2": vectors.put([("p:2", blob[::-1])]).params["rows"][0]["vector"],
+    }
+    assert f"--nodes=__KGEmbedding__={tmp_path / 'vectors.csv'}" in files.node_args
+    plain = write_csv(merge_records([record("p:3", ["a:z"], {})]), tmp_path / "plain", version=1)
+    assert not (tmp_path / "plain" / "vectors.csv").exists()  # no embeddings (--no-embed): no file
+    assert not any("__KGEmbedding__" in a for a in plain.node_args)
 
 
 def test_write_csv_refuses_the_array_delimiter_in_any_value(tmp_path: Path) -> None:

@@ -37,6 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
+from extractors.embedding import QUANT_SCALE, from_blob
 from kg.core.errors import GraphStoreError
 from kg.core.models import DERIVED_REL_TYPES, PaperRecord, PropertyValue, UpsertSummary, number_type
 from kg.core.provisional import concept_ids, provisional_ids
@@ -46,6 +49,7 @@ from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.batch_writes import db_node_properties, keyphrase_rows
 from kg.stores.neo4j.pair_keys import FORMAT as PAIR_KEYS_FORMAT
 from kg.stores.neo4j.read_index import desired_state
+from kg.stores.neo4j.vectors import EMBEDDING_LABEL
 from kg.stores.write_plan import WritePlan, check_relationships
 
 ARRAY_DELIMITER = "\x1f"
@@ -144,15 +148,21 @@ class MergedGraph:
     batch: WritePlan
     summary: UpsertSummary
     papers: int
+    # paper id -> quantised embedding (PaperRecord.embedding): the last record's, as upserts
+    # of the same records in order would leave it
+    vectors: dict[str, bytes] = field(default_factory=dict)
 
 
 def merge_records(records: Iterable[PaperRecord], chunk: int = 2000) -> MergedGraph:
     """Merge ``records`` in order with the transactional store's planner, from an empty store.
 
     In chunks, like upsert batches, so provisional concepts (:mod:`kg.core.provisional`) are planned
-    against what earlier chunks left: the same graph as ``kg ingest`` of the same records.
+    against what earlier chunks left: the same graph as ``kg ingest`` of the same records. The
+    records' embeddings (when the extraction made them) are kept per paper, for
+    :func:`write_csv` to write as the vector nodes the transactional store would hold.
     """
     batch = WritePlan()
+    vectors: dict[str, bytes] = {}
     pending: list[PaperRecord] = []
 
     def flush() -> None:
@@ -165,10 +175,12 @@ def merge_records(records: Iterable[PaperRecord], chunk: int = 2000) -> MergedGr
 
     for record in records:
         pending.append(record)
+        if record.embedding is not None:
+            vectors[record.paper.id] = record.embedding
         if len(pending) >= chunk:
             flush()
     flush()
-    return MergedGraph(batch=batch, summary=batch.summary, papers=batch.summary.added)
+    return MergedGraph(batch=batch, summary=batch.summary, papers=batch.summary.added, vectors=vectors)
 
 
 @dataclass
@@ -353,15 +365,45 @@ def write_csv(graph: MergedGraph, directory: Path, version: int, jobs: int = 1) 
     global _FORKED
     directory.mkdir(parents=True, exist_ok=True)
     if jobs <= 1:
-        return _write_nodes(graph.batch, directory, version).joined(_write_rels(graph.batch, directory))
+        nodes = _write_nodes(graph.batch, directory, version)
+        _write_vectors(graph.vectors, directory, nodes)
+        return nodes.joined(_write_rels(graph.batch, directory))
     _FORKED = graph.batch
     try:
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
             rels = pool.submit(_forked_rels, directory)
             nodes = _write_nodes(graph.batch, directory, version)
+            _write_vectors(graph.vectors, directory, nodes)
             return nodes.joined(rels.result())
     finally:
         _FORKED = None
+
+
+# The text of each int8 component k as the float the transactional store writes
+# (extractors.embedding.dequantize: k / 127), indexed by the byte's unsigned value and formatted
+# once: 384 table look-ups per paper.
+_COMPONENTS = [repr(float(u if u < 128 else u - 256) / QUANT_SCALE) for u in range(256)]
+
+
+def _write_vectors(vectors: dict[str, bytes], directory: Path, out: CsvSet) -> None:
+    """The papers' embeddings as ``__KGEmbedding__`` nodes ``{paper, vector}`` (see
+    :mod:`kg.stores.neo4j.vectors`): the same property values ``vectors.put`` writes, so the
+    vector index, populated with the other indexes after the import, holds what an upsert
+    would. The node ids of this file are not stored (no ``id`` property)."""
+    if not vectors:
+        return
+    table = _COMPONENTS
+    path = _write_file(
+        directory / "vectors.csv",
+        [f":ID({EMBEDDING_LABEL})", "paper", "vector:double[]"],
+        (
+            [paper, paper, ARRAY_DELIMITER.join([table[u] for u in from_blob(blob).view(np.uint8).tolist()])]
+            for paper, blob in vectors.items()
+        ),
+        out,
+    )
+    out.node_args.append(f"--nodes={EMBEDDING_LABEL}={path}")
+    out.nodes += len(vectors)
 
 
 _FORKED: WritePlan | None = None  # the graph a forked writer inherits (set just before the fork)

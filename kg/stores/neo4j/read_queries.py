@@ -394,12 +394,28 @@ def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) 
         return Statement(text, params)
     filters = _paper_filters(query, driver)
     where = f"WHERE {' AND '.join(filters)} " if filters else ""
-    text = (
-        f"{_driver_match(query, driver)}WITH p {where}"
-        f"{paper_order(query, params)}WITH collect(p) AS ps "
-        "RETURN size(ps) AS total, [x IN ps[$offset..$end] | x.id] AS ids"
-    )
+    if driver == "concepts" and query.sort == "RELEVANCE":
+        matched = _ranked_by_concepts(query, params, where)
+    else:
+        matched = f"{_driver_match(query, driver)}WITH p {where}{paper_order(query, params)}"
+    text = f"{matched}WITH collect(p) AS ps RETURN size(ps) AS total, [x IN ps[$offset..$end] | x.id] AS ids"
     return Statement(text, params)
+
+
+def _ranked_by_concepts(query: PaperQuery, params: dict[str, Any], where: str) -> str:
+    """The papers of ``query.concepts`` in relevance order, ranked by the links that found them.
+
+    What :func:`paper_order` computes for RELEVANCE (each paper's best link to the concepts),
+    taken from the relationships the concept driver walks anyway, instead of a second walk of
+    every candidate paper's own MENTIONS: for a concept of 5,000 papers at 100k papers that
+    walk read ~140,000 relationships and their ends' ids (two thirds of the statement's db hits).
+    """
+    params["w"] = SCORE_WEIGHT
+    return (
+        f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
+        f"WHERE true{_concept_cond('r', query.about_only)} "
+        f"WITH p, max({_RELEVANCE}) AS rank WITH p, rank {where}ORDER BY rank DESC, p._sortKey "
+    )
 
 
 def paper_order(query: PaperQuery, params: dict[str, Any]) -> str:
