@@ -17,10 +17,12 @@ import neo4j
 import pytest
 
 from api.cli import main
+from extractors.embedding import MODEL_ID
 from kg.core.config import Settings
 from kg.core.models import Node, PaperRecord, Relationship
 from kg.stores.neo4j.bulk import bulk_load
 from kg.stores.neo4j.store import Neo4jStore
+from kg.stores.neo4j.vectors import EMBEDDING_LABEL
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "listings"
@@ -122,6 +124,10 @@ def test_bulk_import_equals_transactional_ingest(
         papers = sorted(n.id for n in bulk.nodes if n.label == "Paper")
         bulk_vectors = store.paper_embeddings(papers)
         assert all(v is not None for v in bulk_vectors)
+        models = driver.execute_query(
+            f"MATCH (e:{EMBEDDING_LABEL}) RETURN collect(DISTINCT e.model) AS m, count(e) AS n"
+        ).records[0]
+        assert models["m"] == [MODEL_ID] and models["n"] == len(papers)  # each names its model
         assert [pid for pid, _score in store.nearest_papers(bulk_vectors[0] or b"", 1)] == papers[:1]
 
         # The same files through the transactional store give the same graph.

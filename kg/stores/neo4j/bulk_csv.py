@@ -39,7 +39,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from extractors.embedding import QUANT_SCALE, from_blob
+from extractors.embedding import MODEL_ID, QUANT_SCALE, from_blob
 from kg.core.errors import GraphStoreError
 from kg.core.models import DERIVED_REL_TYPES, PaperRecord, PropertyValue, UpsertSummary, number_type
 from kg.core.provisional import concept_ids, provisional_ids
@@ -49,7 +49,7 @@ from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.batch_writes import db_node_properties, keyphrase_rows
 from kg.stores.neo4j.pair_keys import FORMAT as PAIR_KEYS_FORMAT
 from kg.stores.neo4j.read_index import desired_state
-from kg.stores.neo4j.vectors import EMBEDDING_LABEL
+from kg.stores.neo4j.vectors import EMBEDDING_LABEL, MODELS_ID
 from kg.stores.write_plan import WritePlan, check_relationships
 
 ARRAY_DELIMITER = "\x1f"
@@ -386,7 +386,7 @@ _COMPONENTS = [repr(float(u if u < 128 else u - 256) / QUANT_SCALE) for u in ran
 
 
 def _write_vectors(vectors: dict[str, bytes], directory: Path, out: CsvSet) -> None:
-    """The papers' embeddings as ``__KGEmbedding__`` nodes ``{paper, vector}`` (see
+    """The papers' embeddings as ``__KGEmbedding__`` nodes ``{paper, vector, model}`` (see
     :mod:`kg.stores.neo4j.vectors`): the same property values ``vectors.put`` writes, so the
     vector index, populated with the other indexes after the import, holds what an upsert
     would. The node ids of this file are not stored (no ``id`` property)."""
@@ -395,9 +395,14 @@ def _write_vectors(vectors: dict[str, bytes], directory: Path, out: CsvSet) -> N
     table = _COMPONENTS
     path = _write_file(
         directory / "vectors.csv",
-        [f":ID({EMBEDDING_LABEL})", "paper", "vector:double[]"],
+        [f":ID({EMBEDDING_LABEL})", "paper", "vector:double[]", "model"],
         (
-            [paper, paper, ARRAY_DELIMITER.join([table[u] for u in from_blob(blob).view(np.uint8).tolist()])]
+            [
+                paper,
+                paper,
+                ARRAY_DELIMITER.join([table[u] for u in from_blob(blob).view(np.uint8).tolist()]),
+                MODEL_ID,
+            ]
             for paper, blob in vectors.items()
         ),
         out,
@@ -458,6 +463,7 @@ def _write_nodes(batch: WritePlan, directory: Path, version: int) -> CsvSet:
             [q.VERSION_ID, str(version)],
             [q.PAIR_KEYS_ID, str(PAIR_KEYS_FORMAT)],
             [q.KEYPHRASE_KEYS_ID, str(PAIR_KEYS_FORMAT)],  # every row below has its key too
+            [MODELS_ID, "1"],  # every vector below names its model
         ],  # every pair below has its key
         out,
     )
