@@ -55,8 +55,9 @@ def _abstracts(paperlists: Path) -> list[str]:
     return out
 
 
-def write_topup(paperlists: Path, n: int, out: Path, seed: int = 7) -> Path:
-    """``n`` papers whose abstracts recombine two real ones (head of one, tail of another)."""
+def write_topup(paperlists: Path, n: int, out: Path, seed: int = 7, title: str = "Recombined") -> Path:
+    """``n`` papers whose abstracts recombine two real ones (head of one, tail of another),
+    titled ``<title> <i>`` (another seed and title give papers none of these are)."""
     rng = random.Random(seed)
     pool = _abstracts(paperlists)
     with out.open("w", encoding="utf-8") as fh:
@@ -64,7 +65,7 @@ def write_topup(paperlists: Path, n: int, out: Path, seed: int = 7) -> Path:
             a, b = rng.sample(pool, 2)
             head = _SENTENCE.split(a)[:2]
             tail = _SENTENCE.split(b)[2:]
-            record = {"title": f"Recombined {i}", "abstract": " ".join(head + tail), "year": 2026}
+            record = {"title": f"{title} {i}", "abstract": " ".join(head + tail), "year": 2026}
             fh.write(json.dumps(record) + "\n")
     return out
 

@@ -25,9 +25,7 @@ mean something only next to it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import random
 import re
 import resource
 import subprocess
@@ -39,9 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.embedded_scale import (  # noqa: E402
-    _SENTENCE,
     TARGET,
-    _abstracts,
     children_cpu_seconds,
     distinct_papers,
     write_topup,
@@ -52,14 +48,7 @@ KG = [sys.executable, "-m", "api.cli"]
 
 def write_heldout(paperlists: Path, n: int, out: Path, seed: int = 99) -> Path:
     """``n`` recombined papers (another seed and title than the top-up): none is in the store."""
-    rng = random.Random(seed)
-    pool = _abstracts(paperlists)
-    with out.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            a, b = rng.sample(pool, 2)
-            text = " ".join(_SENTENCE.split(a)[:2] + _SENTENCE.split(b)[2:])
-            fh.write(json.dumps({"title": f"Held out {i}", "abstract": text, "year": 2026}) + "\n")
-    return out
+    return write_topup(paperlists, n, out, seed=seed, title="Held out")
 
 
 def timed(args: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
