@@ -22,23 +22,22 @@ class EmbedReport:
 def embed_missing(
     store: ReadStore, embedder: Embedder, batch: int = BATCH, on_batch: Callable[[int], None] | None = None
 ) -> EmbedReport:
-    """Embed every paper without a vector, ``batch`` at a time (each batch one write).
-
-    Stops when none is left, or when a batch stored nothing (a paper deleted meanwhile): it
-    never loops on the same papers.
+    """Embed every paper without a vector, ``batch`` at a time (each batch one write), in id
+    order: each batch asks for the papers after the last one, so the pass reads each paper once
+    and never loops on the same papers (one that cannot be stored, deleted meanwhile, is passed).
     """
     report = EmbedReport()
     t0 = time.perf_counter()
+    after = ""
     while True:
-        rows = store.papers_without_embedding(batch)
+        rows = store.papers_without_embedding(batch, after)
         if not rows:
             break
+        after = rows[-1][0]
         blobs = embedder.embed_quantized([paper_text(title, abstract) for _, title, abstract in rows])
         stored = store.put_embeddings([(pid, blob) for (pid, _, _), blob in zip(rows, blobs, strict=True)])
         report.papers += stored
         if on_batch is not None:
             on_batch(report.papers)
-        if stored == 0:
-            break
     report.seconds = time.perf_counter() - t0
     return report

@@ -567,6 +567,8 @@ class ReadStore(GraphStore, Protocol):
         4 decimals), best first, then by id; ``exclude``: ids left out (the query paper)."""
         ...
 
-    def papers_without_embedding(self, limit: int) -> list[tuple[str, str, str]]:
-        """Up to ``limit`` papers with no vector: ``(id, title, abstract)``, by id."""
+    def papers_without_embedding(self, limit: int, after: str = "") -> list[tuple[str, str, str]]:
+        """Up to ``limit`` papers with no vector of today's model, ids after ``after``:
+        ``(id, title, abstract)``, by id. ``after`` lets a pass over the store resume where its
+        last batch ended instead of walking the papers it already embedded again."""
         ...

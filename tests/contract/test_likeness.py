@@ -105,6 +105,8 @@ def test_kg_embed_fills_in_what_no_embed_left_out(store: Any, records: list[Pape
     ids = sorted({r.paper.id for r in records})
     missing = store.papers_without_embedding(1000)
     assert [m[0] for m in missing] == ids
+    # a pass in batches resumes after its last paper (kg embed reads each paper once)
+    assert [m[0] for m in store.papers_without_embedding(2, ids[1])] == ids[2:4]
     by_id = {r.paper.id: r for r in records}
     assert all(m[1] == by_id[m[0]].paper.properties["title"] for m in missing)
     version = store.version()

@@ -354,8 +354,8 @@ class Neo4jStore(Neo4jReads):
         rows = self._read(vectors.nearest(vector, k))
         return vectors.ranked(vector, [(row["id"], row["vector"]) for row in rows], limit, exclude)
 
-    def papers_without_embedding(self, limit: int) -> list[tuple[str, str, str]]:
-        rows = self._read(vectors.missing(limit))
+    def papers_without_embedding(self, limit: int, after: str = "") -> list[tuple[str, str, str]]:
+        rows = self._read(vectors.missing(limit, after))
         return [(str(r["id"]), str(r["title"] or ""), str(r["abstract"] or "")) for r in rows]
 
     def _write(self, tx: Tx, plan: WritePlan, graph: bw.StoredNodes) -> None:

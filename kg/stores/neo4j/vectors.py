@@ -87,13 +87,16 @@ def nearest(vector: bytes, k: int) -> Statement:
     )
 
 
-def missing(limit: int) -> Statement:
-    """``id, title, abstract`` of up to ``limit`` papers without a vector of today's model, by id."""
+def missing(limit: int, after: str = "") -> Statement:
+    """``id, title, abstract`` of up to ``limit`` papers after ``after`` without a vector of
+    today's model, by id. The id range is a seek of the paper id index in its order, so a pass
+    in batches reads each paper once (without ``after`` every batch walked every embedded paper
+    again: 0.66-2.1 s a batch at 100k)."""
     return Statement(
-        f"MATCH (p:{label('Paper')}) "
-        f"WHERE NOT EXISTS {{ MATCH (e:{EMBEDDING_LABEL} {{paper: p.id}}) WHERE e.model = $model }} "
+        f"MATCH (p:{label('Paper')}) WHERE p.id > $after "
+        f"AND NOT EXISTS {{ MATCH (e:{EMBEDDING_LABEL} {{paper: p.id}}) WHERE e.model = $model }} "
         "RETURN p.id AS id, p.title AS title, p.abstract AS abstract ORDER BY id LIMIT $limit",
-        {"limit": limit, "model": MODEL_ID},
+        {"limit": limit, "model": MODEL_ID, "after": after},
     )
 
 

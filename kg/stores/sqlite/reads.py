@@ -385,9 +385,9 @@ class SQLiteReads:
 
         return cache.get(version, read).nearest(vector, limit, exclude)
 
-    def papers_without_embedding(self, limit: int) -> list[tuple[str, str, str]]:
+    def papers_without_embedding(self, limit: int, after: str = "") -> list[tuple[str, str, str]]:
         with self._errors():
-            return vectors.missing(self._reader(), limit)
+            return vectors.missing(self._reader(), limit, after)
 
     def counts(self) -> StoreCounts:
         # kept by triggers in every write (kg.stores.sqlite.schema.COUNTS_DDL): no table scan

@@ -119,16 +119,17 @@ def vectors_of(c: sqlite3.Connection, ids: Sequence[str]) -> list[bytes | None]:
     return [found.get(i) for i in ids]
 
 
-def missing(c: sqlite3.Connection, limit: int) -> list[tuple[str, str, str]]:
-    """Up to ``limit`` papers without a vector of today's model: ``(id, title, abstract)``, by id."""
+def missing(c: sqlite3.Connection, limit: int, after: str = "") -> list[tuple[str, str, str]]:
+    """Up to ``limit`` papers after ``after`` without a vector of today's model:
+    ``(id, title, abstract)``, by id."""
     if not _has_table(c):
         return []
     rows = c.execute(
         "SELECT id, json_extract(props, '$.title'), json_extract(props, '$.abstract') FROM nodes "
-        "WHERE label = 'Paper' AND NOT EXISTS "
+        "WHERE label = 'Paper' AND id > ? AND NOT EXISTS "
         f"(SELECT 1 FROM embeddings e WHERE e.paper_id = nodes.id AND {_current(c)}) "  # noqa: S608
         "ORDER BY id LIMIT ?",
-        (MODEL_ID, limit),
+        (after, MODEL_ID, limit),
     ).fetchall()
     return [(str(i), str(t or ""), str(a or "")) for i, t, a in rows]
 
