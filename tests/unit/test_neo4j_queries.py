@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from extractors.embedding import MODEL_ID
 from kg.core.errors import GraphStoreError
 from kg.core.models import Node, PaperRecord, Relationship
 from kg.stores.neo4j import queries as q
@@ -147,6 +148,7 @@ def test_write_csv_groups_by_labels_and_signature(tmp_path: Path) -> None:
         ["version", "7"],
         [q.PAIR_KEYS_ID, "1"],
         [q.KEYPHRASE_KEYS_ID, "1"],
+        [vectors.MODELS_ID, "1"],  # every vector row names its model
     ]
     rels = {a.split("=")[1]: a.split("=")[2] for a in files.rel_args}
     assert read_csv(rels["COAUTHOR"]) == [
@@ -213,7 +215,8 @@ def test_vectors_are_written_as_the_floats_an_upsert_stores(tmp_path: Path) -> N
     first.embedding, again.embedding, other.embedding = bytes(384), blob, blob[::-1]
     files = write_csv(merge_records([first, again, other]), tmp_path, version=1)
     rows = read_csv(tmp_path / "vectors.csv")
-    assert rows[0] == [":ID(__KGEmbedding__)", "paper", "vector:double[]"]
+    assert rows[0] == [":ID(__KGEmbedding__)", "paper", "vector:double[]", "model"]
+    assert {row[3] for row in rows[1:]} == {MODEL_ID}  # a vector a store reads as today's model's
     written = {row[1]: [float(v) for v in row[2].split(ARRAY_DELIMITER)] for row in rows[1:]}
     assert written == {
         "p:1": vectors.put([("p:1", blob)]).params["rows"][0]["vector"],

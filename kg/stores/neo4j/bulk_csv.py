@@ -461,10 +461,10 @@ def _write_nodes(batch: WritePlan, directory: Path, version: int) -> CsvSet:
         ["id:ID(paperkg_meta)", "value:long"],
         [
             [q.VERSION_ID, str(version)],
-            [q.PAIR_KEYS_ID, str(PAIR_KEYS_FORMAT)],
-            [q.KEYPHRASE_KEYS_ID, str(PAIR_KEYS_FORMAT)],  # every row below has its key too
+            [q.PAIR_KEYS_ID, str(PAIR_KEYS_FORMAT)],  # every pair below has its key
+            [q.KEYPHRASE_KEYS_ID, str(PAIR_KEYS_FORMAT)],  # every keyphrase row too
             [MODELS_ID, "1"],  # every vector below names its model
-        ],  # every pair below has its key
+        ],
         out,
     )
     out.node_args.append(f"--nodes={q.META_LABEL}={meta}")

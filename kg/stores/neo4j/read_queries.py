@@ -413,7 +413,7 @@ def _ranked_by_concepts(query: PaperQuery, params: dict[str, Any], where: str) -
     params["w"] = SCORE_WEIGHT
     return (
         f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
-        f"WHERE true{_concept_cond('r', query.about_only)} "
+        f"WHERE true{_concept_cond('r', query.about_only, 'cid')} "
         f"WITH p, max({_RELEVANCE}) AS rank WITH p, rank {where}ORDER BY rank DESC, p._sortKey "
     )
 
