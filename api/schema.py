@@ -39,6 +39,7 @@ from strawberry.types import ExecutionContext
 
 from api.guard import MAX_REMEMBERED_CHARS, MAX_TOKENS, document_refusal, document_verdict
 from api.types import (
+    DEFAULT_PAGE,
     APIError,
     Author,
     AuthorOrder,
@@ -50,6 +51,7 @@ from api.types import (
     ConceptOrder,
     ConceptTrend,
     Connection,
+    Cursor,
     GraphKind,
     Info,
     Institution,
@@ -57,6 +59,7 @@ from api.types import (
     Network,
     NetworkEdge,
     NetworkNode,
+    PageSize,
     Paper,
     PaperOrder,
     RankedAuthor,
@@ -77,7 +80,16 @@ from kg.core.config import Settings
 from kg.core.deadline import QueryTimeout
 from kg.core.errors import GraphStoreError, StoreUnavailable
 from kg.core.models import Node
-from kg.read.service import GraphName, InvalidArgument, NetworkView, PaperFilter, ServiceError, UnknownName
+from kg.read.service import (
+    MAX_DEPTH,
+    MAX_NODES,
+    GraphName,
+    InvalidArgument,
+    NetworkView,
+    PaperFilter,
+    ServiceError,
+    UnknownName,
+)
 from kg.stores.protocol import ListOrder
 
 log = logging.getLogger("paperkg.api")
@@ -179,6 +191,15 @@ async def node_page(
     return make_connection([convert(node) for node in nodes], start, total)
 
 
+async def named(
+    info: Info, resolve: Callable[[str], Node | None], name: str, convert: Callable[[Node], ItemT]
+) -> ItemT | None:
+    """The node ``resolve`` finds for ``name`` (in a worker thread) as its GraphQL type; null if
+    none: what ``concept``, ``author`` and ``institution`` each answer."""
+    node = await info.context.call(resolve, name)
+    return convert(node) if node is not None else None
+
+
 def central_field(
     graph: GraphName, listed: object, rank: Callable[[Node, float], object], description: str
 ) -> Any:
@@ -200,6 +221,26 @@ def central_field(
     return strawberry.field(resolver=central, description=description, graphql_type=listed)
 
 
+# The filter of both name lists, documented once.
+_NamePart = Annotated[
+    str | None,
+    strawberry.argument(
+        description="Only those whose name or an alias contains this, in any case or accents."
+    ),
+]
+# The size arguments of both network queries, documented once.
+_Depth = Annotated[
+    int | None, strawberry.argument(description=f"Hops from the start node (0 to {MAX_DEPTH}).")
+]
+_MaxNodes = Annotated[
+    int | None,
+    strawberry.argument(
+        description=f"The most nodes returned (1 to {MAX_NODES}): nearer hops and stronger ties first; "
+        "`truncated` says whether any were left out.",
+    ),
+]
+
+
 @strawberry.type
 class Query:
     @strawberry.field(description="A paper by id.")
@@ -215,8 +256,8 @@ class Query:
         self,
         info: Info,
         where: PaperFilterInput | None = None,
-        first: int | None = 20,
-        after: str | None = None,
+        first: PageSize = DEFAULT_PAGE,
+        after: Cursor = None,
         order_by: PaperOrder | None = None,
     ) -> Connection[Paper]:
         flt = where.to_domain() if where is not None else PaperFilter()
@@ -226,8 +267,7 @@ class Query:
 
     @strawberry.field(description="A concept by name, alias, plural, any case or acronym; null if unknown.")
     async def concept(self, info: Info, name: str) -> Concept | None:
-        node = await info.context.call(info.context.service.resolve_concept, name)
-        return Concept.from_domain(node) if node is not None else None
+        return await named(info, info.context.service.resolve_concept, name, Concept.from_domain)
 
     @strawberry.field(
         description="Concepts with names close to `name` (for a `concept` that came back null)."
@@ -241,10 +281,10 @@ class Query:
     async def concepts(
         self,
         info: Info,
-        search: str | None = None,
+        search: _NamePart = None,
         kind: ConceptKind | None = None,
-        first: int | None = 20,
-        after: str | None = None,
+        first: PageSize = DEFAULT_PAGE,
+        after: Cursor = None,
         order_by: ConceptOrder | None = ConceptOrder.PAPER_COUNT,
     ) -> Connection[Concept]:
         kind_name = kind.value if kind else None
@@ -257,24 +297,22 @@ class Query:
         "people with that name, the one with the most papers (see `namesakes`); null if unknown."
     )
     async def author(self, info: Info, name: str) -> Author | None:
-        node = await info.context.call(info.context.service.resolve_author, name)
-        return Author.from_domain(node) if node is not None else None
+        return await named(info, info.context.service.resolve_author, name, Author.from_domain)
 
     @strawberry.field(
         description="An institution by name or alias (any case and punctuation), domain (`cmu.edu`) or id; "
         "null if unknown."
     )
     async def institution(self, info: Info, name: str) -> Institution | None:
-        node = await info.context.call(info.context.service.resolve_institution, name)
-        return Institution.from_domain(node) if node is not None else None
+        return await named(info, info.context.service.resolve_institution, name, Institution.from_domain)
 
     @strawberry.field(description="Authors, optionally filtered by name substring.")
     async def authors(
         self,
         info: Info,
-        search: str | None = None,
-        first: int | None = 20,
-        after: str | None = None,
+        search: _NamePart = None,
+        first: PageSize = DEFAULT_PAGE,
+        after: Cursor = None,
         order_by: AuthorOrder | None = AuthorOrder.NAME,
     ) -> Connection[Author]:
         listed = partial(info.context.service.list_authors, search, (order_by or AuthorOrder.NAME).value)
@@ -299,8 +337,8 @@ class Query:
         self,
         info: Info,
         author: str,
-        depth: int | None = 1,
-        max_nodes: int | None = 200,
+        depth: _Depth = 1,
+        max_nodes: _MaxNodes = 200,
         years: YearRange | None = None,
     ) -> Network:
         budget = _or(max_nodes, 200)
@@ -316,10 +354,14 @@ class Query:
     async def concept_graph(
         self,
         info: Info,
-        concept: str | None = None,
-        min_weight: int | None = 1,
-        max_nodes: int | None = 200,
-        depth: int | None = 1,
+        concept: Annotated[
+            str | None, strawberry.argument(description="A concept id or name; omitted: the whole graph.")
+        ] = None,
+        min_weight: Annotated[
+            int | None, strawberry.argument(description="The fewest papers two concepts share to be tied.")
+        ] = 1,
+        max_nodes: _MaxNodes = 200,
+        depth: _Depth = 1,
         years: YearRange | None = None,
     ) -> Network:
         budget = _or(max_nodes, 200)

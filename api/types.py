@@ -15,7 +15,7 @@ import binascii
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from enum import Enum
-from typing import Any, Generic, TypeVar, cast
+from typing import Annotated, Any, Generic, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -129,6 +129,17 @@ class Lazy(Enum):
 
 
 # -- pagination ----------------------------------------------------------------------------------
+
+
+# The two arguments of every paged list, documented once: ``first: PageSize = DEFAULT_PAGE``.
+PageSize = Annotated[
+    int | None,
+    strawberry.argument(description="How many items, 0 to the server's page limit (100 unless configured)."),
+]
+Cursor = Annotated[
+    str | None,
+    strawberry.argument(description="Start after this cursor: the `pageInfo.endCursor` of the page before."),
+]
 
 
 @strawberry.type(description="Where a page of a connection is.")
@@ -546,8 +557,8 @@ class Concept(NamedNode):
     async def papers(
         self,
         info: Info,
-        first: int | None = DEFAULT_PAGE,
-        after: str | None = None,
+        first: PageSize = DEFAULT_PAGE,
+        after: Cursor = None,
         include_narrower: bool | None = True,
         include_mentions: bool | None = False,
         order_by: PaperOrder | None = PaperOrder.RELEVANCE,
@@ -594,7 +605,10 @@ class Concept(NamedNode):
     async def trend(
         self,
         info: Info,
-        venue: str | None = None,
+        venue: Annotated[
+            str | None,
+            strawberry.argument(description="A venue id or a series (`CoRL`); omitted: all venues."),
+        ] = None,
         include_mentions: bool | None = False,
         include_narrower: bool | None = False,
     ) -> list[YearCount]:
@@ -640,8 +654,8 @@ def papers_field(description: str, query_of: Callable[[Any, Info], Awaitable[Pap
     async def papers(
         root: strawberry.Parent[Any],
         info: Info,
-        first: int | None = DEFAULT_PAGE,
-        after: str | None = None,
+        first: PageSize = DEFAULT_PAGE,
+        after: Cursor = None,
         order_by: PaperOrder | None = PaperOrder.NEWEST,
     ) -> Connection[Paper]:
         query = await query_of(root, info)

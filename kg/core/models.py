@@ -6,7 +6,7 @@ contract suite can compare them field by field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, TypeVar, get_args
 
@@ -234,6 +234,20 @@ class StoreCounts(BaseModel):
 
     nodes: dict[str, int]
     relationships: dict[str, int]
+
+    @classmethod
+    def tally(cls, rows: Iterable[tuple[str, str, int]]) -> StoreCounts:
+        """The counts of ``(kind, name, n)`` rows, kind ``node`` or ``rel``, as both stores keep
+        them: every label and type of the model listed (0 when none is stored), so two stores'
+        counts compare key for key; names outside the model (a store's own bookkeeping) ignored.
+        """
+        nodes: dict[str, int] = dict.fromkeys(LABELS, 0)
+        rels: dict[str, int] = dict.fromkeys(REL_TYPES, 0)
+        for kind, name, n in rows:
+            counted = nodes if kind == "node" else rels if kind == "rel" else {}
+            if name in counted:
+                counted[name] = int(n)
+        return cls(nodes=nodes, relationships=rels)
 
 
 class UpsertSummary(BaseModel):

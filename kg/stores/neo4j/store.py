@@ -48,19 +48,7 @@ from neo4j.exceptions import (
 from kg.core.collector import collector_paused
 from kg.core.config import Settings
 from kg.core.errors import ConfigError, GraphStoreError, StoreUnavailable
-from kg.core.models import (
-    LABELS,
-    REL_TYPES,
-    Graph,
-    Label,
-    Node,
-    PaperRecord,
-    Properties,
-    Relationship,
-    RelType,
-    StoreCounts,
-    UpsertSummary,
-)
+from kg.core.models import Node, PaperRecord, Properties, Relationship, RelType, UpsertSummary
 from kg.stores.neo4j import authors, institutions, vectors
 from kg.stores.neo4j import batch_writes as bw
 from kg.stores.neo4j import concepts as concepts_ops
@@ -72,6 +60,7 @@ from kg.stores.neo4j.notifications import quiet_notifications
 from kg.stores.neo4j.pair_keys import ensure_keyphrase_keys, ensure_pair_keys
 from kg.stores.neo4j.read_index import update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
+from kg.stores.neo4j.whole_graph import Neo4jWholeGraph, node_of, rel_properties
 from kg.stores.protocol import AuthorMove, Direction, Edge, NodeRow, SearchHit, StoredSlot
 from kg.stores.write_plan import WritePlan, plan_upsert
 
@@ -126,12 +115,7 @@ class _BatchTooLarge(Exception):
     """A transaction ran out of the server's transaction memory (split the batch, do not retry it)."""
 
 
-def _rel_properties(props: dict[str, Any]) -> dict[str, Any]:
-    """A relationship's properties without the Neo4j-only ones (a derived pair's key)."""
-    return {k: v for k, v in props.items() if k not in q.INTERNAL_REL_PROPERTIES}
-
-
-class Neo4jStore(Neo4jReads):
+class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
     """:class:`kg.stores.protocol.GraphStore` on Neo4j 5; the caller owns the driver.
 
     Args:
@@ -416,31 +400,12 @@ class Neo4jStore(Neo4jReads):
                 self._exec(tx, q.create_pairs(rtype, chunk))
 
     # -- reads -------------------------------------------------------------------------------------
-    @staticmethod
-    def _node(row: neo4j.Record) -> Node:
-        return Node(id=row["id"], label=label_of(row["labels"]), properties=strip_internal(row["props"]))
-
-    @staticmethod
-    def _rel(row: neo4j.Record) -> Relationship:
-        return Relationship.model_validate(
-            {
-                "type": row["type"],
-                "start": row["start"],
-                "end": row["end"],
-                "properties": _rel_properties(row["props"]),
-            }
-        )
-
     def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
         found = {
             node_id: Node(id=node_id, label=label_of(labels), properties=strip_internal(props))
             for node_id, labels, props, _eid in self._read_many(q.nodes_by_id, list(dict.fromkeys(ids)))
         }
         return [found.get(i) for i in ids]
-
-    def nodes_by_label(self, label: Label) -> list[Node]:
-        nodes = [self._node(row) for row in self._read(q.nodes_with_label(label))]
-        return sorted(nodes, key=lambda n: n.id)
 
     def neighbors_many(
         self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out"
@@ -457,7 +422,7 @@ class Neo4jStore(Neo4jReads):
                     "type": rel_type,
                     "start": node_id if out else other,
                     "end": other if out else node_id,
-                    "properties": _rel_properties(rprops),
+                    "properties": rel_properties(rprops),
                 }
             )
             node = Node(id=other, label=label_of(labels), properties=strip_internal(props))
@@ -493,10 +458,6 @@ class Neo4jStore(Neo4jReads):
         }
         return [found[i] for i in ids if i in found]
 
-    def relationships(self, rel_type: RelType) -> list[Relationship]:
-        rels = [self._rel(row) for row in self._read(q.relationships_of_type(rel_type))]
-        return sorted(rels, key=lambda r: (r.start, r.end))
-
     def search(self, text: str, limit: int = 20, every_word: bool = False) -> list[SearchHit]:
         query = q.fulltext_query(text, every_word)
         if query is None or limit < 1:
@@ -508,7 +469,7 @@ class Neo4jStore(Neo4jReads):
 
         with self._errors(), self._session() as session:
             rows = session.execute_read(work)
-        hits = [SearchHit(self._node(row), float(row["score"])) for row in rows]
+        hits = [SearchHit(node_of(row), float(row["score"])) for row in rows]
         return sorted(hits, key=lambda h: (-h.score, h.node.id))
 
     def version(self) -> int:
@@ -519,39 +480,6 @@ class Neo4jStore(Neo4jReads):
         """
         rows = self._read(q.read_version())
         return int(rows[0]["value"]) if rows else 0
-
-    def counts(self) -> StoreCounts:
-        nodes: dict[str, int] = dict.fromkeys(LABELS, 0)
-        rels: dict[str, int] = dict.fromkeys(REL_TYPES, 0)
-        for row in self._read(q.counts()):
-            (nodes if row["kind"] == "node" else rels)[row["name"]] = int(row["n"])
-        return StoreCounts(nodes=nodes, relationships=rels)
-
-    def export(self) -> Graph:
-        nodes = sorted((self._node(row) for row in self._read(q.all_nodes())), key=lambda n: n.id)
-        rels = sorted(
-            (self._rel(row) for row in self._read(q.all_relationships())),
-            key=lambda r: (r.type, r.start, r.end),
-        )
-        return Graph(nodes=nodes, relationships=rels)
-
-    def iter_nodes(self) -> Iterator[Node]:
-        stmt = q.all_nodes()
-        for row in self._stream(stmt.text + " ORDER BY id", stmt.params):
-            yield self._node(row)
-
-    def iter_relationships(self) -> Iterator[Relationship]:
-        stmt = q.all_relationships()
-        for row in self._stream(stmt.text + " ORDER BY start, type, end", stmt.params):
-            yield self._rel(row)
-
-    def _stream(self, text: str, params: dict[str, Any]) -> Iterator[neo4j.Record]:
-        """Records as the driver fetches them (a page at a time), not materialised: export only."""
-        with (
-            self._errors(),
-            self._driver.session(database=self._database, bookmark_manager=self._bookmarks) as session,
-        ):
-            yield from session.run(text, params)
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def flush(self) -> None:

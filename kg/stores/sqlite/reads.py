@@ -23,8 +23,6 @@ from kg.core.derived import CO_OCCURS_TOP_K
 from kg.core.errors import GraphStoreError
 from kg.core.ids import fold
 from kg.core.models import (
-    LABELS,
-    REL_TYPES,
     Graph,
     Label,
     Node,
@@ -391,14 +389,7 @@ class SQLiteReads:
 
     def counts(self) -> StoreCounts:
         # kept by triggers in every write (kg.stores.sqlite.schema.COUNTS_DDL): no table scan
-        nodes: dict[str, int] = dict.fromkeys(LABELS, 0)
-        rels: dict[str, int] = dict.fromkeys(REL_TYPES, 0)
-        for kind, name, n in self._all("SELECT kind, name, n FROM counts"):
-            if kind == "node" and name in nodes:
-                nodes[name] = int(n)
-            elif kind == "rel" and name in rels:
-                rels[name] = int(n)
-        return StoreCounts(nodes=dict(nodes), relationships=dict(rels))
+        return StoreCounts.tally(self._all("SELECT kind, name, n FROM counts"))
 
     def export(self) -> Graph:
         nodes = [self._node(*r) for r in self._all("SELECT id, label, props FROM nodes ORDER BY id")]
