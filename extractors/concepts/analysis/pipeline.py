@@ -70,7 +70,7 @@ def run_stages(
     collect_introduced(ctx)  # 4. what the paper introduces, and the names it uses
     collect_named(ctx)
     ranked = score_candidates(ctx)  # 5. junk removed, hand-set scores, best first
-    demote_duplicates(ranked, stream, text)
+    demote_duplicates(ranked, stream, text, vocab)
     analysis = Analysis(
         text=text,
         stream=stream,
