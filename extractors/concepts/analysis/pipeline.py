@@ -87,6 +87,6 @@ def run_stages(
     ranker = load_ranker() if ranking.RANKER_ENABLED else None
     if ranker is not None:  # 6. the learned re-ranking of the top, with the demotions
         ranking.rerank(analysis, ranker, background, doc if ctx.parsed else None)
-        lift_sub_phrases(analysis, background)  # 6b. the known term at a long phrase's end
+        lift_sub_phrases(analysis, background)  # 7. the known term at a long phrase's end
     introduced_first(ranked, ctx.introduced_keys)
     return analysis

@@ -1,20 +1,21 @@
-"""Stage 6b: a long phrase of the paper's own yields the known term at its end ("3DGS guided
-*garment synthesis*", "personalized *collaborative fine-tuning*"), which then ranks beside it.
+"""Stage 7: a long phrase of the paper's own yields the known term at its end ("momentum-free
+sparse *model merging*", "sequential *decision making*"), which then ranks beside it.
 
 What it decides: for each of the paper's best candidates that is a phrase no field uses as a
 term (not in the vocabulary, not an author keyword), the longest head-anchored sub-phrase that
 *is* a term (:func:`known_term`) is raised to just below it, or added when no stage offered it.
 A curated concept yields in the same way only a sub-phrase that is one of its is-a ancestors
-("supervised *fine-tuning*", "logistic *regression*"), so no other sense comes in. The long
-phrase stays where it was: it is often the paper's own name for its method.
+("vision *transformers*"), so no other sense comes in. Generic terms ("fine-tuning", "language
+models") are never raised: they leave the top by the ranking's rule. The long phrase stays
+where it was: it is often the paper's own name for its method.
 
 Why: a paper names what it does with its own modifiers in front of a field's term (its method's
-name, a verb-led prefix, a setting), and authors list the term: of the author keywords that are
-in a COLM 2024 or 3DV 2025 abstract but not in the top 10, about a third sat inside a longer
-candidate. The sub-phrase is also the wording other papers share, so the same concept reaches
-several papers and becomes a node there (the store keeps a one-paper phrase as a keyphrase row).
-The test is a static table only (vocabulary, NeurIPS 2023 keyword counts), so a paper's record
-stays the same alone or in any batch.
+name, a verb-led prefix, a setting), and authors list the term: of the author keywords that are in
+a COLM 2024 or 3DV 2025 abstract but not in the top 10, about a third sat inside a longer candidate
+(bench/README.md, "The keyword inside a longer candidate"). The sub-phrase is also the wording
+other papers share, so the same concept reaches several papers and becomes a node there (the store
+keeps a one-paper phrase as a keyphrase row). The test is a static table only (vocabulary, NeurIPS
+2023 keyword counts), so a paper's record stays the same alone or in any batch.
 """
 
 from __future__ import annotations
