@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING
 from spacy.tokens import Doc
 
 from extractors.concepts.analysis.candidate import Candidate
-from extractors.concepts.analysis.names import fold_wording, wording
+from extractors.concepts.analysis.names import fold_wording, shortened_aliases, wording
 from extractors.concepts.background import Background
 from extractors.concepts.completeness import incomplete, read_spans
 from extractors.concepts.fragment_model import load_fragment_model
 from extractors.concepts.tokens import TokenStream
+from extractors.concepts.vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from extractors.concepts.analysis.result import Analysis
@@ -87,7 +88,7 @@ def demote_fragments(
             kept -= 1  # it leaves the top: the next one takes its place
 
 
-def demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str) -> None:
+def demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str, vocab: Vocabulary) -> None:
     """Give each top candidate its surface form and push near-duplicate wordings down.
 
     Both concepts stay (they are different concepts: "language modeling" the task and
@@ -96,7 +97,7 @@ def demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str) -
     seen: set[tuple[str, ...]] = set()
     demoted = False
     for c in ranked[:SURFACE_TOP]:
-        c.surface = wording(c, stream, text)
+        c.surface = wording(c, stream, text, shortened_aliases(c, vocab))
         folded = fold_wording(c.surface)
         if folded in seen:
             c.score = round(c.score * DUPLICATE_FACTOR, 4)

@@ -150,25 +150,42 @@ def is_noun_phrase(stream: TokenStream, s: int, e: int) -> bool:
     return cls[e - 1] == "N" and cls[s] != "V"
 
 
-def wording(c: Candidate, stream: TokenStream, text: str) -> str:
+def wording(
+    c: Candidate, stream: TokenStream, text: str, shortened: frozenset[tuple[str, ...]] = frozenset()
+) -> str:
     """How a concept is shown for this paper (``MENTIONS.surface``): the paper's first wording
     that is a noun phrase.
 
     A curated concept can be matched through an adjectival or verbal alias ("self-supervised",
     "fine-tuned", "LLM-based", "evaluating LLMs"); such a wording is not a name for the
     concept, so a curated concept the paper only writes that way is shown by its canonical
-    name ("self-supervised learning"). A discovered phrase keeps its first wording.
+    name ("self-supervised learning"). Nor is a shortened alias that needs support in the
+    paper (``shortened``: "Diffusion" for diffusion models, "attention" for attention
+    mechanism; acronyms are names and stay): the first fuller wording is shown, or the
+    canonical name. A discovered phrase keeps its first wording.
     """
     starts, ends = stream.starts, stream.ends
     if c.source == "vocabulary" and c.name:
+        keys = stream.keys
         for s, e in c.spans:
-            if is_noun_phrase(stream, s, e):
+            if is_noun_phrase(stream, s, e) and (not shortened or tuple(keys[s:e]) not in shortened):
                 break
         else:
             return c.name
     else:
         s, e = c.spans[0]
     return " ".join(text[starts[s] : ends[e - 1]].split())
+
+
+def shortened_aliases(c: Candidate, vocab: Vocabulary) -> frozenset[tuple[str, ...]]:
+    """The keys of a curated concept's shortened aliases that need support (:func:`wording`),
+    acronyms left out."""
+    if c.source != "vocabulary":
+        return frozenset()
+    amb = vocab.ambiguous.get(c.vocab_id)
+    if not amb:
+        return frozenset()
+    return frozenset(k for k in amb if not (len(k) == 1 and k[0].startswith("A:")))
 
 
 _WORD = re.compile(r"[^\W_]+")

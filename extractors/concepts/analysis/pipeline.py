@@ -20,6 +20,7 @@ from extractors.concepts.analysis.phrases import (
 )
 from extractors.concepts.analysis.result import Analysis
 from extractors.concepts.analysis.scoring import score_candidates
+from extractors.concepts.analysis.subphrases import lift_sub_phrases
 from extractors.concepts.analysis.vocabulary_match import match_vocabulary
 from extractors.concepts.analysis.word_classes import fix_word_classes
 from extractors.concepts.background import Background
@@ -70,7 +71,7 @@ def run_stages(
     collect_introduced(ctx)  # 4. what the paper introduces, and the names it uses
     collect_named(ctx)
     ranked = score_candidates(ctx)  # 5. junk removed, hand-set scores, best first
-    demote_duplicates(ranked, stream, text)
+    demote_duplicates(ranked, stream, text, vocab)
     analysis = Analysis(
         text=text,
         stream=stream,
@@ -86,5 +87,6 @@ def run_stages(
     ranker = load_ranker() if ranking.RANKER_ENABLED else None
     if ranker is not None:  # 6. the learned re-ranking of the top, with the demotions
         ranking.rerank(analysis, ranker, background, doc if ctx.parsed else None)
+        lift_sub_phrases(analysis, background)  # 7. the known term at a long phrase's end
     introduced_first(ranked, ctx.introduced_keys)
     return analysis
