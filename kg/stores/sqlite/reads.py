@@ -55,7 +55,7 @@ from kg.stores.protocol import (
     Weighted,
     YearCount,
 )
-from kg.stores.sqlite import paths, schema, vectors
+from kg.stores.sqlite import hierarchy, paths, schema, vectors
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
@@ -524,15 +524,32 @@ class SQLiteReads:
         return [r[0] for r in rows]
 
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
+        exists = self._all("SELECT 1 FROM nodes WHERE id = ?", (concept_id,))
+        head = [concept_id] if exists else []
+        held = self._hierarchy()
+        if held is not None:
+            return head + held.closure(concept_id, limit - 1)
         rows = self._all(
             "WITH RECURSIVE below(id) AS (SELECT ? UNION "
             "SELECT r.start FROM rels r JOIN below b ON r.\"end\" = b.id WHERE r.type = 'BROADER') "
             "SELECT b.id FROM below b JOIN nodes n ON n.id = b.id WHERE b.id <> ? ORDER BY b.id LIMIT ?",
             (concept_id, concept_id, max(0, limit - 1)),
         )
-        exists = self._all("SELECT 1 FROM nodes WHERE id = ?", (concept_id,))
-        head = [concept_id] if exists else []
         return head + [r[0] for r in rows]
+
+    def _hierarchy(self) -> hierarchy.Hierarchy | None:
+        """The version's concept hierarchy (:mod:`kg.stores.sqlite.hierarchy`), ``None`` for a
+        store without its index (the recursive statement answers then)."""
+        cache: hierarchy.HierarchyCache | None = getattr(self, "_hierarchy_cache", None)
+        if cache is None:
+            cache = self._hierarchy_cache = hierarchy.HierarchyCache()
+        version = self.version()
+
+        def read() -> hierarchy.Hierarchy | None:
+            with self._errors():
+                return hierarchy.Hierarchy.read(self._reader())
+
+        return cache.get(version, read)
 
     # -- listings ------------------------------------------------------------------------------
     def _paper_sets(self, q: PaperQuery) -> list[tuple[str, list[Any]]]:
