@@ -90,7 +90,7 @@ def test_a_wide_closure_under_the_climbs_rule_reads_one_range_per_term(
     seen: list[str] = []
     conn.set_trace_callback(seen.append)
     for order in ("NEWEST", "RELEVANCE"):
-        query = PaperQuery(concepts=wide, about_only=True, narrower=wide[1:], order=order)  # type: ignore[arg-type]
+        query = PaperQuery(concepts=wide, about_only=True, narrower=wide[1:], order=order)
         page = store.papers(query, 0, 20)
         assert page.total == expected.total
         assert page.ids == store.papers(replace(query, concepts=closure, narrower=closure[1:]), 0, 20).ids
