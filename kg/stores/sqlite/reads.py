@@ -15,6 +15,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 import orjson
@@ -55,7 +56,7 @@ from kg.stores.protocol import (
     Weighted,
     YearCount,
 )
-from kg.stores.sqlite import hierarchy, paths, schema, vectors
+from kg.stores.sqlite import hierarchy, paths, schema, totals, vectors
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
@@ -688,7 +689,13 @@ class SQLiteReads:
         else:
             compound = " INTERSECT ".join(sql for sql, _ in sets)
             params = [p for _, ps in sets for p in ps]
-            total = int(self._all(f"SELECT COUNT(*) FROM ({compound})", params)[0][0])
+            counted, version = self._totals()
+            key = replace(query, order=None)  # the count is the same in every order
+            known = counted.get(version, key)
+            if known is None:
+                known = int(self._all(f"SELECT COUNT(*) FROM ({compound})", params)[0][0])
+                counted.put(version, key, known)
+            total = known
             members = f" AND p.id IN ({compound})"
         if limit <= 0 or offset >= total:
             return Page(ids=[], total=total)
@@ -731,6 +738,7 @@ class SQLiteReads:
             f"{members} GROUP BY start"
         )
         params = [*concepts, *about_params, *(p for _, ps in others for p in ps)]
+        counted, version = self._totals()
         # CROSS JOIN: from the ranked papers to their rows, never a walk of ``nodes``.
         rows = self._all(
             f"WITH g AS MATERIALIZED ({ranked}), "
@@ -741,9 +749,20 @@ class SQLiteReads:
             f"ORDER BY {paper_order_by('RELEVANCE', 'links')} LIMIT ? OFFSET ?",
             [*params, offset + limit - 1, limit, offset],
         )
-        if not rows:  # past the last paper: the papers of the set, counted
-            return Page(ids=[], total=int(self._all(f"SELECT COUNT(*) FROM ({ranked})", params)[0][0]))
-        return Page(ids=[r[0] for r in rows], total=int(rows[0][1]))
+        if rows:
+            total = int(rows[0][1])
+        else:  # past the last paper: the papers of the set, counted
+            total = int(self._all(f"SELECT COUNT(*) FROM ({ranked})", params)[0][0])
+        counted.put(version, replace(query, order=None), total)  # for the other orders' pages
+        return Page(ids=[r[0] for r in rows], total=total)
+
+    def _totals(self) -> tuple[totals.Totals, int]:
+        """The counts of paper queries known at this store version (:mod:`kg.stores.sqlite.totals`),
+        and the version, read before anything is counted."""
+        held: totals.Totals | None = getattr(self, "_paper_totals", None)
+        if held is None:
+            held = self._paper_totals = totals.Totals()
+        return held, self.version()
 
     def _text_papers(
         self, text: str, sets: list[tuple[str, list[Any]]], order_by: str, offset: int, limit: int
