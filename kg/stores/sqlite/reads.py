@@ -15,6 +15,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
 import orjson
@@ -53,7 +54,7 @@ from kg.stores.protocol import (
     Weighted,
     YearCount,
 )
-from kg.stores.sqlite import paths, schema, vectors
+from kg.stores.sqlite import hierarchy, paths, schema, totals, vectors
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
@@ -84,6 +85,36 @@ def _about_test(q: PaperQuery, var: str, introduces: bool = False) -> tuple[str,
     if introduces:
         test = f"({var}type = 'INTRODUCES' OR {test})"
     return f" AND {test}", params
+
+
+def _concept_papers(q: PaperQuery) -> tuple[str, list[Any]]:
+    """The ids of the papers linked to ``q.concepts`` (with ``about_only``, as :func:`_about_test`
+    says) as a union of ranges of ``rels_by_end_about_rank``, and its parameters.
+
+    Why a union and not :func:`_about_test`'s ``OR``: with the climbs rule (``q.narrower``) the
+    ``OR`` of ``about = 1`` and ``about = 2 AND "end" IN (own)`` made SQLite plan a multi-index
+    OR (a row-id set over both terms) where each term is a range of its own: at 100k papers the
+    set of "robotics" (a 5,000-concept closure, 24,570 papers) took 244 ms to count, 39-40 ms
+    as these three ranges (2026-12-04, bench/README.md "Concept pages at 100k")."""
+    concepts = list(q.concepts or ())
+    marks = _marks(len(concepts))
+    mentions = f"SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'MENTIONS'"
+    introduces = f"SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'INTRODUCES'"
+    if not q.about_only:
+        return f"{mentions} UNION {introduces}", [*concepts, *concepts]
+    narrower = set(q.narrower)
+    if not narrower:
+        return f"{mentions} AND about >= 1 UNION {introduces}", [*concepts, *concepts]
+    own = [c for c in concepts if c not in narrower]
+    if not own:
+        return f"{mentions} AND about = 1 UNION {introduces}", [*concepts, *concepts]
+    own_only = (
+        f"SELECT start FROM rels WHERE \"end\" IN ({_marks(len(own))}) AND type = 'MENTIONS' AND about = 2"
+    )
+    return (
+        f"{mentions} AND about = 1 UNION {own_only} UNION {introduces}",
+        [*concepts, *own, *concepts],
+    )
 
 
 def chunked(items: Sequence[T], size: int = CHUNK) -> Iterator[list[T]]:
@@ -485,15 +516,32 @@ class SQLiteReads:
         return [r[0] for r in rows]
 
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
+        exists = self._all("SELECT 1 FROM nodes WHERE id = ?", (concept_id,))
+        head = [concept_id] if exists else []
+        held = self._hierarchy()
+        if held is not None:
+            return head + held.closure(concept_id, limit - 1)
         rows = self._all(
             "WITH RECURSIVE below(id) AS (SELECT ? UNION "
             "SELECT r.start FROM rels r JOIN below b ON r.\"end\" = b.id WHERE r.type = 'BROADER') "
             "SELECT b.id FROM below b JOIN nodes n ON n.id = b.id WHERE b.id <> ? ORDER BY b.id LIMIT ?",
             (concept_id, concept_id, max(0, limit - 1)),
         )
-        exists = self._all("SELECT 1 FROM nodes WHERE id = ?", (concept_id,))
-        head = [concept_id] if exists else []
         return head + [r[0] for r in rows]
+
+    def _hierarchy(self) -> hierarchy.Hierarchy | None:
+        """The version's concept hierarchy (:mod:`kg.stores.sqlite.hierarchy`), ``None`` for a
+        store without its index (the recursive statement answers then)."""
+        cache: hierarchy.HierarchyCache | None = getattr(self, "_hierarchy_cache", None)
+        if cache is None:
+            cache = self._hierarchy_cache = hierarchy.HierarchyCache()
+        version = self.version()
+
+        def read() -> hierarchy.Hierarchy | None:
+            with self._errors():
+                return hierarchy.Hierarchy.read(self._reader())
+
+        return cache.get(version, read)
 
     # -- listings ------------------------------------------------------------------------------
     def _paper_sets(self, q: PaperQuery) -> list[tuple[str, list[Any]]]:
@@ -505,15 +553,7 @@ class SQLiteReads:
         """
         sets: list[tuple[str, list[Any]]] = []
         if q.concepts is not None:
-            marks = _marks(len(q.concepts))
-            about, about_params = _about_test(q, "")
-            sets.append(
-                (
-                    f"SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'MENTIONS'{about} "
-                    f"UNION SELECT start FROM rels WHERE \"end\" IN ({marks}) AND type = 'INTRODUCES'",
-                    [*q.concepts, *about_params, *q.concepts],
-                )
-            )
+            sets.append(_concept_papers(q))
         if q.phrases is not None:
             about = " AND about = 1" if q.about_only else ""
             distinct = "DISTINCT " if len(q.phrases) > 1 else ""
@@ -640,7 +680,13 @@ class SQLiteReads:
         else:
             compound = " INTERSECT ".join(sql for sql, _ in sets)
             params = [p for _, ps in sets for p in ps]
-            total = int(self._all(f"SELECT COUNT(*) FROM ({compound})", params)[0][0])
+            counted, version = self._totals()
+            key = replace(query, order=None)  # the count is the same in every order
+            known = counted.get(version, key)
+            if known is None:
+                known = int(self._all(f"SELECT COUNT(*) FROM ({compound})", params)[0][0])
+                counted.put(version, key, known)
+            total = known
             members = f" AND p.id IN ({compound})"
         if limit <= 0 or offset >= total:
             return Page(ids=[], total=total)
@@ -664,40 +710,50 @@ class SQLiteReads:
         each paper's best link (``rels.rank``, :func:`kg.stores.protocol.link_relevance`), then
         newest first; ``others``: the query's other conditions as id sets.
 
-        Two steps, so that only the papers that can make the page are read from ``nodes``: each
-        paper's best rank from ``rels_by_end_about_rank`` alone (index only, ``total`` entries),
-        then the papers ranked at least as high as the page's last one (ties at the cut
-        included), sorted by :func:`paper_order_by` with their place by rank. The broadest
+        One statement, so that only the papers that can make the page are read from ``nodes``
+        and no rank is handed to Python: each paper's best rank from ``rels_by_end_about_rank``
+        alone (index only, ``total`` entries, materialized once), the rank of the page's last
+        paper (a top-k sort of the ranks), then the papers ranked at least that high (ties at the
+        cut included) joined with ``nodes`` and sorted by :func:`paper_order_by`. The broadest
         concepts of a 10k store: 49 ms when the rank was computed from each link's map and every
         paper joined, 12 ms for the newest order's page (load ~13, 2026-12-03; see
-        bench/README.md).
+        bench/README.md). Sorting the ranks in Python cost as much again as reading them at 100k
+        papers (24,570 papers of "robotics": 46 ms to read, 11 ms more to fetch and sort them).
         """
         concepts = list(query.concepts or ())
         about, about_params = _about_test(query, "", introduces=True)
         members = "".join(f" AND start IN ({sql})" for sql, _ in others)
-        ranked = self._all(
-            "SELECT start, MAX(rank) FROM rels INDEXED BY rels_by_end_about_rank "
+        ranked = (
+            "SELECT start, COALESCE(MAX(rank), 0.0) AS score FROM rels INDEXED BY rels_by_end_about_rank "
             f"WHERE \"end\" IN ({_marks(len(concepts))}) AND type IN ('MENTIONS', 'INTRODUCES'){about}"
-            f"{members} GROUP BY start",
-            [*concepts, *about_params, *(p for _, ps in others for p in ps)],
+            f"{members} GROUP BY start"
         )
-        if offset >= len(ranked):
-            return Page(ids=[], total=len(ranked))  # the papers of the set, counted as they were read
-        ranks = sorted((float(r or 0.0) for _, r in ranked), reverse=True)
-        cut = ranks[min(offset + limit, len(ranks)) - 1]
-        # The papers at or above the cut, each with its place among the distinct ranks (0 = the
-        # best) as a negative ``score``: sorting by it is sorting by the rank, exactly, without
-        # passing doubles through JSON text.
-        places = {r: i for i, r in enumerate(sorted({r for r in ranks if r >= cut}, reverse=True))}
-        candidates = [[pid, -places[float(r or 0.0)]] for pid, r in ranked if float(r or 0.0) >= cut]
+        params = [*concepts, *about_params, *(p for _, ps in others for p in ps)]
+        counted, version = self._totals()
+        # CROSS JOIN: from the ranked papers to their rows, never a walk of ``nodes``.
         rows = self._all(
-            "SELECT p.id FROM (SELECT n.id AS id, n.year AS year, n.sort_key AS sort_key, "
-            "json_extract(j.value, '$[1]') AS score FROM json_each(?) j "
-            "JOIN nodes n ON n.id = json_extract(j.value, '$[0]')) p "
+            f"WITH g AS MATERIALIZED ({ranked}), "
+            "cut AS (SELECT score FROM g ORDER BY score DESC LIMIT 1 OFFSET ?) "
+            "SELECT p.id, (SELECT COUNT(*) FROM g) FROM (SELECT n.id AS id, n.year AS year, "
+            "n.sort_key AS sort_key, g.score AS score FROM g CROSS JOIN nodes n ON n.id = g.start "
+            "WHERE g.score >= COALESCE((SELECT score FROM cut), (SELECT MIN(score) FROM g))) p "
             f"ORDER BY {paper_order_by('RELEVANCE', 'links')} LIMIT ? OFFSET ?",
-            [orjson.dumps(candidates).decode(), limit, offset],
+            [*params, offset + limit - 1, limit, offset],
         )
-        return Page(ids=[r[0] for r in rows], total=len(ranked))
+        if rows:
+            total = int(rows[0][1])
+        else:  # past the last paper: the papers of the set, counted
+            total = int(self._all(f"SELECT COUNT(*) FROM ({ranked})", params)[0][0])
+        counted.put(version, replace(query, order=None), total)  # for the other orders' pages
+        return Page(ids=[r[0] for r in rows], total=total)
+
+    def _totals(self) -> tuple[totals.Totals, int]:
+        """The counts of paper queries known at this store version (:mod:`kg.stores.sqlite.totals`),
+        and the version, read before anything is counted."""
+        held: totals.Totals | None = getattr(self, "_paper_totals", None)
+        if held is None:
+            held = self._paper_totals = totals.Totals()
+        return held, self.version()
 
     def _text_papers(
         self, text: str, sets: list[tuple[str, list[Any]]], order_by: str, offset: int, limit: int
