@@ -6,8 +6,12 @@ Every stage adds to or reads these rows; nothing here decides what a paper is ab
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kg.core.models import ConceptKind
+
+if TYPE_CHECKING:
+    from extractors.concepts.vocabulary import Vocabulary
 
 # Phrases, names and scores remembered across papers, per table (the extractor keeps at most 20
 # candidates a paper; the tables are cleared when they reach this size).
@@ -87,3 +91,18 @@ class Candidate:
     def add(self, start: int, end: int) -> None:
         """Record one occurrence (token span)."""
         self.spans.append((start, end))
+
+
+def curated_candidate(vocab: Vocabulary, cid: str, key: tuple[str, ...] = ()) -> Candidate:
+    """A new candidate for the curated concept ``cid``, keyed by its name (``key`` when the
+    vocabulary has no name key for it): what the matcher and stage 7 each create."""
+    vc = vocab.concepts[cid]
+    return Candidate(
+        key=vocab.name_keys.get(cid, key),
+        source="vocabulary",
+        vocab_id=cid,
+        name=vc.name,
+        kind=vc.kind,
+        aliases=list(vc.aliases),
+        broader=list(vc.broader),
+    )

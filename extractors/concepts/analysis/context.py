@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc
 
-from extractors.concepts.analysis.candidate import Candidate, kind_for_head
+from extractors.concepts.analysis.candidate import Candidate, curated_candidate, kind_for_head
 from extractors.concepts.background import Background
 from extractors.concepts.discovery import Acronym, Introduced
 from extractors.concepts.tokens import TokenStream
@@ -58,16 +58,7 @@ class PaperContext:
         """The paper's candidate for a curated concept, created on first use."""
         c = self.by_vocab.get(cid)
         if c is None:
-            vc = self.vocab.concepts[cid]
-            c = self.by_vocab[cid] = Candidate(
-                key=self.vocab.name_keys.get(cid, ()),
-                source="vocabulary",
-                vocab_id=cid,
-                name=vc.name,
-                kind=vc.kind,
-                aliases=list(vc.aliases),
-                broader=list(vc.broader),
-            )
+            c = self.by_vocab[cid] = curated_candidate(self.vocab, cid)
         return c
 
     def discovered(self, key: tuple[str, ...]) -> Candidate:

@@ -20,7 +20,7 @@ keeps a one-paper phrase as a keyphrase row). The test is a static table only (v
 
 from __future__ import annotations
 
-from extractors.concepts.analysis.candidate import Candidate, kind_for_head
+from extractors.concepts.analysis.candidate import Candidate, curated_candidate, kind_for_head
 from extractors.concepts.analysis.result import Analysis
 from extractors.concepts.analysis.scoring import static_part
 from extractors.concepts.background import Background
@@ -119,16 +119,7 @@ def _new_candidate(
 ) -> Candidate:
     """The candidate of a sub-phrase no stage offered, at the occurrences of its longer phrase."""
     if cid is not None:
-        vc = analysis.vocab.concepts[cid]
-        c = Candidate(
-            key=analysis.vocab.name_keys.get(cid, key),
-            source="vocabulary",
-            vocab_id=cid,
-            name=vc.name,
-            kind=vc.kind,
-            aliases=list(vc.aliases),
-            broader=list(vc.broader),
-        )
+        c = curated_candidate(analysis.vocab, cid, key)
     else:
         c = Candidate(key=key, source="discovered", kind=kind_for_head(key))
     c.spans = sorted(spans)
