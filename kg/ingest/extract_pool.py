@@ -144,9 +144,8 @@ class Extractor:
         # Everything alive now (the model, the vocabulary, the ingest's author resolution) is
         # shared with the workers until a page of it is written. A worker never uses the
         # resolution, but a full collection in a worker walks every tracked object and writes
-        # to its header, which copied most of the parent's heap into each worker (at 100k
-        # papers the workers' private memory grew towards the parent's 1.2 GB). Frozen objects
-        # are never walked; ``close`` unfreezes them.
+        # to its header, copying each page it touches into that worker. Frozen objects are
+        # never walked; ``close`` unfreezes them (as ``collector_relaxed`` leaves the heap).
         gc.freeze()
         self._pool = ProcessPoolExecutor(
             self.jobs,
