@@ -18,6 +18,7 @@ ingest process dies, its workers are killed with it (``PR_SET_PDEATHSIG`` on Lin
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -130,6 +131,7 @@ class Extractor:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+            gc.unfreeze()  # see _start
 
     # -- internals ---------------------------------------------------------------------------
     def _in_process(self, batches: list[list[RawPaper]]) -> Iterator[Built]:
@@ -139,6 +141,12 @@ class Extractor:
     def _start(self) -> None:
         global _PIPELINE
         _PIPELINE = self.pipeline
+        # Everything alive now (the model, the vocabulary, the ingest's author resolution) is
+        # shared with the workers until a page of it is written. A worker never uses the
+        # resolution, but a full collection in a worker walks every tracked object and writes
+        # to its header, copying each page it touches into that worker. Frozen objects are
+        # never walked; ``close`` unfreezes them (as ``collector_relaxed`` leaves the heap).
+        gc.freeze()
         self._pool = ProcessPoolExecutor(
             self.jobs,
             mp_context=multiprocessing.get_context("fork"),

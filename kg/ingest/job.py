@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from kg.curation.concept_rewrite import plan as concept_plan
 from kg.curation.decisions import Curation
 from kg.ingest.conflicts import ConflictNotes
 from kg.ingest.extract_pool import Built, Extractor
+from kg.ingest.file_stamps import FileStamp, changed_while_read, file_stamp
 from kg.ingest.pipeline import Pipeline
 from kg.readers import ReadProblem, iter_input_files, read_file
 from kg.stores.protocol import GraphStore
@@ -218,21 +218,25 @@ def ingest(
         # files, resolve, then extract and write.
         if progress is not None and files:
             progress.note(f"[{'-' * 24}] 0/{len(files)} files  reading {files[0].name}")
-        # Each file's papers are let go once they are queued (popped off ``unqueued``): the raw
-        # papers of 86,859 are 277 MB (bench/ingest_memory.py) the writer's late batches need not share.
-        unqueued = deque(read_file(path, max_records=max_records_per_file) for path in files)
-        collected = Collected()
-        for result in unqueued:
-            collected.add(result.papers)
+        stamps: list[FileStamp] = []
         if resolve_authors:
+            # The pre-pass keeps only each file's author slots; the files are read again below,
+            # one at a time, as they are extracted (the raw papers of 86,859 were 277 MB,
+            # bench/ingest_memory.py, and forked workers inherited them).
+            collected = Collected()
+            for path in files:
+                stamps.append(file_stamp(path))
+                collected.add(read_file(path, max_records=max_records_per_file).papers)
             prepared = prepare(store, collected, curations)
             report.resolution = prepared
             resolution = prepared.resolution
             resolution.drop_slots()
-        del collected  # its names and slot list (about 180 MB at 87k papers) are done with
+            del collected  # its names and slot list (about 180 MB at 87k papers) are done with
         try:
             for i, path in enumerate(files, start=1):
-                result = unqueued.popleft()
+                result = read_file(path, max_records=max_records_per_file)
+                if stamps and file_stamp(path) != stamps[i - 1]:
+                    report.problems.append(changed_while_read(path))
                 current["file"], current["index"] = str(path), i - 1
                 report.authors.add(result.papers)
                 report.files += 1

@@ -190,7 +190,10 @@ class SQLiteStore(SQLiteReads):
         c.execute("PRAGMA synchronous = NORMAL")
         c.execute("PRAGMA cache_size = -65536")
         c.execute("PRAGMA temp_store = MEMORY")
-        c.execute("PRAGMA mmap_size = 268435456")
+        # No memory map on the writer's connection (the readers keep theirs, ``_reader``): the
+        # pages it maps count in the writing process's RSS, up to the map's 256 MB, and a writer
+        # reads pages through its own page cache (above) and the OS's (bench/README.md, "peak RSS at 100k").
+        c.execute("PRAGMA mmap_size = 0")
         c.execute("PRAGMA recursive_triggers = ON")  # REPLACE fires the counts' delete trigger
         row = self._format(c)
         if row is None:
