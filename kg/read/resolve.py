@@ -54,9 +54,17 @@ def resolve_concept(store: ReadStore, name: str) -> Node | None:
 
 
 def _head_noun_concept(store: ReadStore, key: str) -> str | None:
+    """The concept a bare head noun denotes ("bandits": the one concept named "... bandits" that
+    most of the others so named are narrower than).
+
+    Only concepts whose own *name* ends in the asked-for words take part: an alias ending in them
+    is often a variant's suffix, not a head noun ("BERT-large", "RoBERTa-large" would make
+    "large" resolve to BERT, the broader of the two).
+    """
     if not key:
         return None
-    candidates = set(store.concepts_with_key_suffix(key, HEAD_NOUN_CANDIDATES))
+    suffixed = store.get_nodes(store.concepts_with_key_suffix(key, HEAD_NOUN_CANDIDATES))
+    candidates = {n.id for n in suffixed if n is not None and _ends_with(query_loose_key(display(n)), key)}
     if len(candidates) < 2:
         return None
     covered = {c: set(store.narrower_closure(c, CLOSURE_LIMIT)) & candidates for c in sorted(candidates)}
@@ -65,6 +73,10 @@ def _head_noun_concept(store: ReadStore, key: str) -> str | None:
     if len(ties) == 1 and len(covered[best]) >= max(2, len(candidates) // 2 + 1):
         return best
     return None
+
+
+def _ends_with(loose_name: str, key: str) -> bool:
+    return loose_name == key or loose_name.endswith(" " + key)
 
 
 def _modifier_concept(store: ReadStore, key: str) -> str | None:

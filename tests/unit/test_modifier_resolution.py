@@ -59,3 +59,19 @@ def test_discovered_phrases_do_not_count(tmp_path: Path) -> None:
     garment = concept("3D garment stylization", source="discovered")
     store = store_of(tmp_path, [vision, lifting, garment], [(lifting, vision), (garment, vision)])
     assert name_of(store, "3D") is None  # one curated concept starts with it: no field to name
+
+
+def test_a_head_noun_counts_names_not_alias_suffixes(tmp_path: Path) -> None:
+    """The word "large" is no head noun of BERT for two model sizes written "BERT-large" and
+    "RoBERTa-large"; "bandits" is the head noun of the concepts named "... bandits"."""
+    bert = concept("BERT")
+    roberta = concept("RoBERTa")
+    bert.properties["aliases"], roberta.properties["aliases"] = ["BERT-large"], ["RoBERTa-large"]
+    bandits, contextual, dueling = (concept(n) for n in ("bandits", "contextual bandits", "dueling bandits"))
+    store = store_of(
+        tmp_path,
+        [bert, roberta, bandits, contextual, dueling],
+        [(roberta, bert), (contextual, bandits), (dueling, bandits)],
+    )
+    assert name_of(store, "large") is None
+    assert name_of(store, "bandit") == "bandits"
