@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from kg.authors.institutions import SLOT_PROPERTY
+from kg.authors.institutions import SLOT_PROPERTY, graph_digest
 from kg.core.models import Node, Relationship
 from kg.stores.sqlite import schema
 
@@ -28,6 +28,16 @@ def affiliation_rows(c: sqlite3.Connection) -> list[tuple[str, str, object, obje
         if isinstance(entries, list) and entries:
             out.append((author, paper, year, entries))
     return out
+
+
+def digest(c: sqlite3.Connection) -> str:
+    """See :meth:`kg.stores.protocol.GraphStore.institutions_digest` (rows streamed from cursors)."""
+    nodes = c.execute("SELECT id, props FROM nodes WHERE label = 'Institution'")
+    rels = c.execute("SELECT start, \"end\", props FROM rels WHERE type = 'AFFILIATED_WITH'")
+    return graph_digest(
+        ((nid, schema.loads(blob)) for nid, blob in nodes),
+        ((start, end, schema.loads(blob)) for start, end, blob in rels),
+    )
 
 
 def replace(c: sqlite3.Connection, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
