@@ -25,7 +25,7 @@ import json
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from kg.core.ids import fold
@@ -164,17 +164,25 @@ def derive(slots: Iterable[AffiliationSlot]) -> tuple[list[InstitutionRow], list
     uses: list[_Use] = []
     seen: set[tuple[str, str, str]] = set()
     union = _Union()
+    # Each distinct entry parsed and joined once: its name and key strings are then shared by
+    # every use (200k uses of ~60k entries at 100k papers), which saves memory and time.
+    parsed: dict[str, tuple[str, str | None, str]] = {}
     for s in slots:
         for entry in s.entries:
-            name, domain = parse_entry(entry)
-            key = name_key(name)
+            known = parsed.get(entry)
+            if known is None:
+                name, domain = parse_entry(entry)
+                known = parsed[entry] = (name, domain, name_key(name))
+                if known[2]:
+                    union.find("n:" + known[2])
+                    if domain:
+                        union.join("n:" + known[2], "d:" + domain)
+            name, domain, key = known
             if not key or (s.author, s.paper, entry) in seen:
                 continue
             seen.add((s.author, s.paper, entry))
             uses.append((name, domain, key, s.author, s.year, s.paper))
-            union.find("n:" + key)
-            if domain:
-                union.join("n:" + key, "d:" + domain)
+    del parsed, seen
     members: dict[str, list[_Use]] = defaultdict(list)
     for use in uses:
         members[union.find("n:" + use[2])].append(use)
@@ -227,13 +235,16 @@ def _merge_same_ids(
 
 def slots_from_rows(rows: Iterable[tuple[str, str, object, object]]) -> list[AffiliationSlot]:
     """:class:`AffiliationSlot` from ``(author, paper, year, institutions)`` store rows."""
-    out: list[AffiliationSlot] = []
+    return list(iter_slots(rows))
+
+
+def iter_slots(rows: Iterable[tuple[str, str, object, object]]) -> Iterator[AffiliationSlot]:
+    """:func:`slots_from_rows` one at a time (:func:`sync` never holds them all: 151k slots at 100k)."""
     for author, paper, year, entries in rows:
         if not isinstance(entries, list) or not entries:
             continue
         y = int(year) if isinstance(year, int | float) and not isinstance(year, bool) else None
-        out.append(AffiliationSlot(author, paper, y, tuple(str(e) for e in entries)))
-    return out
+        yield AffiliationSlot(author, paper, y, tuple(str(e) for e in entries))
 
 
 _MOD = 1 << 256
@@ -295,7 +306,7 @@ def sync(store: GraphStore) -> Synced:
     """Rebuild the store's institution graph from its ``AUTHORED`` edges; written only when it
     differs from the stored one (a re-ingest leaves the store version alone)."""
     t0 = time.perf_counter()
-    nodes, rels = derive(slots_from_rows(store.affiliation_rows()))
+    nodes, rels = derive(iter_slots(store.affiliation_rows()))
     # Compared by digest, both sides streamed: no copy of either graph as models (see graph_digest).
     changed = graph_digest(nodes, rels) != store.institutions_digest()
     if changed:
