@@ -25,8 +25,9 @@ import json
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar, overload
 
 from kg.core.ids import fold
 from kg.core.models import Node, Properties, Relationship
@@ -284,6 +285,41 @@ def graph_digest(
     return f"{n_nodes}:{n_rels}:{total % _MOD:064x}"
 
 
+def _node(row: InstitutionRow) -> Node:
+    return Node(id=row[0], label="Institution", properties=row[1])
+
+
+def _relationship(row: AffiliationRow) -> Relationship:
+    return Relationship(type="AFFILIATED_WITH", start=row[0], end=row[1], properties=row[2])
+
+
+_R = TypeVar("_R")
+_M = TypeVar("_M")
+
+
+class _Models(Sequence[_M], Generic[_R, _M]):
+    """Compact rows seen as models, each made when read: the store's write goes through them
+    once, so the whole graph never exists as models at once (about 80 MB at 100k papers)."""
+
+    def __init__(self, rows: Sequence[_R], model: Callable[[_R], _M]) -> None:
+        self._rows, self._model = rows, model
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> _M: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[_M]: ...
+    def __getitem__(self, index: int | slice) -> _M | Sequence[_M]:
+        if isinstance(index, slice):
+            return _Models(self._rows[index], self._model)
+        return self._model(self._rows[index])
+
+    def __iter__(self) -> Iterator[_M]:
+        return map(self._model, self._rows)
+
+
 @dataclass(frozen=True)
 class Synced:
     """What :func:`sync` found: the institution graph's size, whether it was rewritten, its cost."""
@@ -310,8 +346,5 @@ def sync(store: GraphStore) -> Synced:
     # Compared by digest, both sides streamed: no copy of either graph as models (see graph_digest).
     changed = graph_digest(nodes, rels) != store.institutions_digest()
     if changed:
-        store.replace_institutions(
-            [Node(id=iid, label="Institution", properties=props) for iid, props in nodes],
-            [Relationship(type="AFFILIATED_WITH", start=a, end=i, properties=props) for a, i, props in rels],
-        )
+        store.replace_institutions(_Models(nodes, _node), _Models(rels, _relationship))
     return Synced(len(nodes), len(rels), changed, time.perf_counter() - t0)

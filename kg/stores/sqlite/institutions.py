@@ -68,24 +68,29 @@ def digest(c: sqlite3.Connection) -> str:
 
 
 def replace(c: sqlite3.Connection, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
-    """See :meth:`kg.stores.protocol.GraphStore.replace_institutions` (inside a transaction)."""
-    c.execute("DELETE FROM rels WHERE type = 'AFFILIATED_WITH'")
-    c.execute("DELETE FROM nodes WHERE label = 'Institution'")
-    c.executemany(
-        "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text, "
-        "paper_count, ties) VALUES (?,?,?,?,?,?,?,?,?,0,0)",
-        [
+    """See :meth:`kg.stores.protocol.GraphStore.replace_institutions` (inside a transaction).
+
+    Rows are handed to ``executemany`` one at a time (a generator, not a list of 131k encoded
+    rows at 100k papers) and written without the mmap (:func:`without_mmap`): the deletes
+    touch index pages all over the file."""
+    with without_mmap(c):
+        c.execute("DELETE FROM rels WHERE type = 'AFFILIATED_WITH'")
+        c.execute("DELETE FROM nodes WHERE label = 'Institution'")
+        c.executemany(
+            "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text, "
+            "paper_count, ties) VALUES (?,?,?,?,?,?,?,?,?,0,0)",
             (
-                n.id,
-                "Institution",
-                schema.dumps(n.properties),
-                *schema.node_columns(n.id, n.label, n.properties),
-            )
-            for n in nodes
-        ],
-    )
-    c.executemany(
-        "INSERT INTO rels (start, type, \"end\", props) VALUES (?, 'AFFILIATED_WITH', ?, ?)",
-        [(r.start, r.end, schema.dumps(r.properties)) for r in rels],
-    )
-    c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+                (
+                    n.id,
+                    "Institution",
+                    schema.dumps(n.properties),
+                    *schema.node_columns(n.id, n.label, n.properties),
+                )
+                for n in nodes
+            ),
+        )
+        c.executemany(
+            "INSERT INTO rels (start, type, \"end\", props) VALUES (?, 'AFFILIATED_WITH', ?, ?)",
+            ((r.start, r.end, schema.dumps(r.properties)) for r in rels),
+        )
+        c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
