@@ -8,40 +8,15 @@ calls :func:`replace` only when the derived graph differs from the stored one.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from kg.authors.institutions import SLOT_PROPERTY, graph_digest
 from kg.core.models import Node, Relationship
 from kg.stores.sqlite import schema
 
 
-@contextmanager
-def without_mmap(c: sqlite3.Connection) -> Iterator[None]:
-    """The connection reads through its page cache (bounded by ``cache_size``) for the block.
-
-    Why: the sync's two scans touch pages all over the file (the slots join every paper row);
-    memory-mapped, each page read stays counted in the process's RSS, up to ``mmap_size``
-    (256 MB) on top of the ingest's peak (measured at 100k papers: +180 MB). Unmapped for
-    the scan, then mapped again for the readers and writes that profit from it.
-    """
-    row = c.execute("PRAGMA mmap_size").fetchone()
-    size = int(row[0]) if row is not None else 0
-    c.execute("PRAGMA mmap_size = 0")
-    try:
-        yield
-    finally:
-        c.execute(f"PRAGMA mmap_size = {size}")
-
-
 def affiliation_rows(c: sqlite3.Connection) -> list[tuple[str, str, object, object]]:
-    """See :meth:`kg.stores.protocol.GraphStore.affiliation_rows` (read without the mmap:
-    :func:`without_mmap`)."""
-    with without_mmap(c):
-        return _affiliation_rows(c)
-
-
-def _affiliation_rows(c: sqlite3.Connection) -> list[tuple[str, str, object, object]]:
+    """See :meth:`kg.stores.protocol.GraphStore.affiliation_rows`."""
     out: list[tuple[str, str, object, object]] = []
     rows = c.execute(
         'SELECT r.start, r."end", p.year, r.props FROM rels r JOIN nodes p ON p.id = r."end" '
@@ -56,41 +31,37 @@ def _affiliation_rows(c: sqlite3.Connection) -> list[tuple[str, str, object, obj
 
 
 def digest(c: sqlite3.Connection) -> str:
-    """See :meth:`kg.stores.protocol.GraphStore.institutions_digest` (rows streamed from cursors,
-    without the mmap: :func:`without_mmap`)."""
-    with without_mmap(c):
-        nodes = c.execute("SELECT id, props FROM nodes WHERE label = 'Institution'")
-        rels = c.execute("SELECT start, \"end\", props FROM rels WHERE type = 'AFFILIATED_WITH'")
-        return graph_digest(
-            ((nid, schema.loads(blob)) for nid, blob in nodes),
-            ((start, end, schema.loads(blob)) for start, end, blob in rels),
-        )
+    """See :meth:`kg.stores.protocol.GraphStore.institutions_digest` (rows streamed from cursors)."""
+    nodes = c.execute("SELECT id, props FROM nodes WHERE label = 'Institution'")
+    rels = c.execute("SELECT start, \"end\", props FROM rels WHERE type = 'AFFILIATED_WITH'")
+    return graph_digest(
+        ((nid, schema.loads(blob)) for nid, blob in nodes),
+        ((start, end, schema.loads(blob)) for start, end, blob in rels),
+    )
 
 
 def replace(c: sqlite3.Connection, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
     """See :meth:`kg.stores.protocol.GraphStore.replace_institutions` (inside a transaction).
 
     Rows are handed to ``executemany`` one at a time (a generator, not a list of 131k encoded
-    rows at 100k papers) and written without the mmap (:func:`without_mmap`): the deletes
-    touch index pages all over the file."""
-    with without_mmap(c):
-        c.execute("DELETE FROM rels WHERE type = 'AFFILIATED_WITH'")
-        c.execute("DELETE FROM nodes WHERE label = 'Institution'")
-        c.executemany(
-            "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text, "
-            "paper_count, ties) VALUES (?,?,?,?,?,?,?,?,?,0,0)",
+    rows at 100k papers)."""
+    c.execute("DELETE FROM rels WHERE type = 'AFFILIATED_WITH'")
+    c.execute("DELETE FROM nodes WHERE label = 'Institution'")
+    c.executemany(
+        "INSERT INTO nodes (id, label, props, name, sort_key, year, kind, source, search_text, "
+        "paper_count, ties) VALUES (?,?,?,?,?,?,?,?,?,0,0)",
+        (
             (
-                (
-                    n.id,
-                    "Institution",
-                    schema.dumps(n.properties),
-                    *schema.node_columns(n.id, n.label, n.properties),
-                )
-                for n in nodes
-            ),
-        )
-        c.executemany(
-            "INSERT INTO rels (start, type, \"end\", props) VALUES (?, 'AFFILIATED_WITH', ?, ?)",
-            ((r.start, r.end, schema.dumps(r.properties)) for r in rels),
-        )
-        c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
+                n.id,
+                "Institution",
+                schema.dumps(n.properties),
+                *schema.node_columns(n.id, n.label, n.properties),
+            )
+            for n in nodes
+        ),
+    )
+    c.executemany(
+        "INSERT INTO rels (start, type, \"end\", props) VALUES (?, 'AFFILIATED_WITH', ?, ?)",
+        ((r.start, r.end, schema.dumps(r.properties)) for r in rels),
+    )
+    c.execute("UPDATE meta SET value = value + 1 WHERE key = 'version'")
