@@ -377,6 +377,12 @@ class GraphStore(Protocol):
         exactly these (:func:`kg.authors.institutions.sync`); bumps the version."""
         ...
 
+    def institutions_digest(self) -> str:
+        """:func:`kg.authors.institutions.graph_digest` of the stored Institution nodes and
+        ``AFFILIATED_WITH`` relationships, computed from a cursor (never the whole graph in
+        memory) on every call, so it always describes what is stored now."""
+        ...
+
     def close(self) -> None:
         """Release resources; the store is unusable afterwards."""
         ...

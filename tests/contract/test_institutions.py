@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from kg.authors.institutions import build, slots_from_rows
+from kg.authors.institutions import build, derive, graph_digest, slots_from_rows, sync
 from kg.core.models import Graph
 from kg.ingest.job import ingest
 from kg.ingest.pipeline import Pipeline
@@ -211,3 +211,91 @@ def test_reads_find_institutions_their_authors_and_papers(
     assert ada == [(OXFORD, [2019, 2022])]
     with pytest.raises(UnknownName, match="unknown institution 'Atlantis'"):
         service.paper_query(PaperFilter(institution="Atlantis"))
+
+
+def _derived_digest(store: GraphStore) -> str:
+    return graph_digest(*derive(slots_from_rows(store.affiliation_rows())))
+
+
+def test_the_stored_digest_describes_what_is_stored_now(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    """sync compares digests; the stored side is computed from the stored rows on every call, so
+    no write, by sync or anything else, can leave a digest behind that hides a difference."""
+    assert store.institutions_digest() == graph_digest([], []) == "0:0:" + "0" * 64
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
+    assert store.institutions_digest() == _derived_digest(store)
+    assert not sync(store).changed
+
+    graph = store.export()
+    nodes = [n for n in graph.nodes if n.label == "Institution"]
+    rels = [r for r in graph.relationships if r.type == "AFFILIATED_WITH"]
+    years_moved = [
+        r.model_copy(update={"properties": {**r.properties, "years": [2023]}}) if r.start == ADA else r
+        for r in rels
+    ]
+    first_only = [r for r in rels if r.end == nodes[0].id]  # one institution gone
+    renamed = [n.model_copy(update={"properties": {**n.properties, "aliases": []}}) for n in nodes]
+    for tampered in ((nodes, rels[1:]), (nodes, years_moved), (renamed, rels), (nodes[:1], first_only)):
+        store.replace_institutions(*tampered)
+        assert store.institutions_digest() == graph_digest(
+            [(n.id, n.properties) for n in tampered[0]], [(r.start, r.end, r.properties) for r in tampered[1]]
+        )
+        assert store.institutions_digest() != _derived_digest(store)
+        before = store.version()
+        assert sync(store).changed
+        assert store.version() > before
+        assert store.export() == graph  # exactly the derived graph again
+        version = store.version()
+        assert not sync(store).changed  # and written only when it differs
+        assert store.version() == version
+
+
+def test_the_digest_of_any_ids_is_the_same_on_both_stores(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    """Order-independent: Neo4j sorts strings by UTF-16 units, Python by code points, and a
+    supplementary character (an emoji) sorts differently in the two; the digest does not care."""
+    from kg.core.models import Node, Relationship
+
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)  # the authors
+    names = ["Lab \U0001f600", "Lab \uffff", "Lab a"]
+    nodes = [
+        Node(id="institution:" + n.lower(), label="Institution", properties={"name": n, "aliases": []})
+        for n in names
+    ]
+    props: dict[str, Any] = {"years": [2020], "papers": ["paper:1"]}
+    rels = [
+        Relationship(type="AFFILIATED_WITH", start=a, end=n.id, properties=props)
+        for a in (ADA, BABBAGE)
+        for n in nodes
+    ]
+    store.replace_institutions(nodes[::-1], rels[::-1])
+    expected = graph_digest(
+        [(n.id, n.properties) for n in nodes], [(r.start, r.end, r.properties) for r in rels]
+    )
+    assert store.institutions_digest() == expected
+    assert store.institutions_digest().startswith("3:6:")
+
+
+def test_graph_digest_ignores_order_and_sees_every_difference() -> None:
+    nodes = [
+        ("institution:a", {"name": "A", "aliases": []}),
+        ("institution:b", {"name": "B", "aliases": ["b"]}),
+    ]
+    rels = [("author:x", "institution:a", {"years": [2020], "papers": ["paper:1"]})]
+    digest = graph_digest(nodes, rels)
+    assert graph_digest(nodes[::-1], rels) == digest
+    assert graph_digest([(i, dict(reversed(p.items()))) for i, p in nodes], rels) == digest  # key order
+    assert graph_digest(nodes + nodes[:1], rels) != digest  # a duplicate counts
+    assert graph_digest(nodes[:1], rels) != digest
+    assert graph_digest(nodes, []) != digest
+    # the same items moved between nodes and relationships, or a paper to another author
+    assert (
+        graph_digest(nodes, [("author:y", "institution:a", {"years": [2020], "papers": ["paper:1"]})])
+        != digest
+    )
+    assert (
+        graph_digest(nodes, [("author:x", "institution:a", {"years": [2020], "papers": ["paper:2"]})])
+        != digest
+    )

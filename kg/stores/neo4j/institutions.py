@@ -8,7 +8,7 @@ from typing import Any
 
 import neo4j
 
-from kg.authors.institutions import SLOT_PROPERTY
+from kg.authors.institutions import SLOT_PROPERTY, graph_digest
 from kg.core.models import Node, Relationship
 from kg.stores.neo4j import queries as q
 
@@ -27,6 +27,27 @@ def affiliation_rows(tx: Tx) -> list[tuple[str, str, object, object]]:
     record = tx.run(text).single()
     rows: list[list[Any]] = record["rows"] if record is not None else []
     return [(str(a), str(p), y, list(e)) for a, p, y, e in rows if e]
+
+
+def digest(session: neo4j.Session) -> str:
+    """See :meth:`kg.stores.protocol.GraphStore.institutions_digest`: the relationships (the bulk)
+    read as the driver fetches them, a page at a time, never collected; the nodes (one per
+    institution) first, as a list, since one session streams one result at a time. Internal
+    properties left out as :func:`kg.stores.neo4j.whole_graph.node_of` and ``rel_of`` leave them."""
+    nodes = session.run(f"MATCH (i:{_N}:Institution) RETURN i.id AS id, properties(i) AS props")
+    node_rows = [(str(r["id"]), _without(r["props"], q.INTERNAL_NODE_PROPERTIES)) for r in nodes]
+    rels = session.run(
+        f"MATCH (a:{_N})-[r:AFFILIATED_WITH]->(b:{_N}) "
+        "RETURN a.id AS start, b.id AS end, properties(r) AS props"
+    )
+    return graph_digest(
+        node_rows,
+        ((str(r["start"]), str(r["end"]), _without(r["props"], q.INTERNAL_REL_PROPERTIES)) for r in rels),
+    )
+
+
+def _without(props: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in props.items() if k not in names}
 
 
 def replace(tx: Tx, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:

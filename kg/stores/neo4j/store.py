@@ -167,13 +167,13 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         except (Neo4jError, DriverError) as e:
             raise translate_error(e, self._uri) from e
 
-    def _session(self) -> neo4j.Session:
+    def _session(self, fetch_size: int = -1) -> neo4j.Session:
         if self._closed:
             raise GraphStoreError("the Neo4j store is closed")
         return self._driver.session(
             database=self._database,
             bookmark_manager=self._bookmarks,
-            fetch_size=-1,  # results are materialised anyway: one PULL, not one per 1000 rows
+            fetch_size=fetch_size,  # results are mostly materialised anyway: one PULL, not one per 1000 rows
             # "label/type/property does not exist yet" is normal before the first upsert (and
             # INTRODUCES may never exist); the driver would log each as a warning on stderr.
             notifications_disabled_classifications=[neo4j.NotificationDisabledClassification.UNRECOGNIZED],
@@ -502,6 +502,10 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
 
     def replace_institutions(self, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
         self._locked_write(lambda tx: institutions.replace(tx, nodes, rels))
+
+    def institutions_digest(self) -> str:
+        with self._errors(), self._session(fetch_size=institutions.BATCH) as session:
+            return institutions.digest(session)
 
     def remove_concepts(self, concepts: Sequence[str], links: Sequence[tuple[str, str, str]]) -> None:
         if concepts or links:

@@ -394,6 +394,10 @@ class SQLiteStore(SQLiteReads):
         self._write(lambda c: institutions.replace(c, nodes, rels))
         self._known.clear(None)
 
+    def institutions_digest(self) -> str:
+        with self._lock, self._errors():
+            return institutions.digest(self._conn)
+
     def ping(self) -> None:
         with self._errors():
             self._reader().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
