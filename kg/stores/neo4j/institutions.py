@@ -11,6 +11,8 @@ import neo4j
 from kg.authors.institutions import SLOT_PROPERTY, graph_digest
 from kg.core.models import Node, Relationship
 from kg.stores.neo4j import queries as q
+from kg.stores.neo4j.batch_writes import strip_internal
+from kg.stores.neo4j.whole_graph import rel_properties
 
 Tx = neo4j.ManagedTransaction | neo4j.Transaction
 _N = q.NODE_LABEL
@@ -33,21 +35,17 @@ def digest(session: neo4j.Session) -> str:
     """See :meth:`kg.stores.protocol.GraphStore.institutions_digest`: the relationships (the bulk)
     read as the driver fetches them, a page at a time, never collected; the nodes (one per
     institution) first, as a list, since one session streams one result at a time. Internal
-    properties left out as :func:`kg.stores.neo4j.whole_graph.node_of` and ``rel_of`` leave them."""
+    properties left out as every read leaves them (``strip_internal``, ``rel_properties``)."""
     nodes = session.run(f"MATCH (i:{_N}:Institution) RETURN i.id AS id, properties(i) AS props")
-    node_rows = [(str(r["id"]), _without(r["props"], q.INTERNAL_NODE_PROPERTIES)) for r in nodes]
+    node_rows = [(str(r["id"]), strip_internal(r["props"])) for r in nodes]
     rels = session.run(
         f"MATCH (a:{_N})-[r:AFFILIATED_WITH]->(b:{_N}) "
         "RETURN a.id AS start, b.id AS end, properties(r) AS props"
     )
     return graph_digest(
         node_rows,
-        ((str(r["start"]), str(r["end"]), _without(r["props"], q.INTERNAL_REL_PROPERTIES)) for r in rels),
+        ((str(r["start"]), str(r["end"]), rel_properties(r["props"])) for r in rels),
     )
-
-
-def _without(props: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if k not in names}
 
 
 def replace(tx: Tx, nodes: Sequence[Node], rels: Sequence[Relationship]) -> None:
