@@ -413,3 +413,17 @@ def test_busy_retries_give_up_after_the_timeout_with_sqlites_error() -> None:
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
         retry_busy(broken)
     assert len(calls) == 1  # any other error is raised at once
+
+
+def test_a_folder_given_as_text_opens_the_same_store(tmp_path: Path) -> None:
+    """Scripts and notebooks pass the data folder as a string first; it names the same store as
+    the ``Path`` the CLI passes (it was a ``TypeError`` on ``data_dir / DB_FILE``)."""
+    store = SQLiteStore(tmp_path)
+    store.upsert([PaperRecord(paper=Node(id="paper:a", label="Paper", properties={"title": "A"}))])
+    store.close()
+    again = SQLiteStore(str(tmp_path))
+    try:
+        assert again.path == str(tmp_path / DB_FILE)
+        assert [n.id for n in again.nodes_by_label("Paper")] == ["paper:a"]
+    finally:
+        again.close()

@@ -126,7 +126,9 @@ class SQLiteStore(SQLiteReads):
 
     backend_name = "sqlite"
 
-    def __init__(self, data_dir: Path | None) -> None:
+    def __init__(self, data_dir: Path | str | None) -> None:
+        # a str is what a script or a notebook passes first; both name the same folder
+        data_dir = Path(data_dir) if isinstance(data_dir, str) else data_dir
         self._lock = threading.RLock()
         self.path = ":memory:" if data_dir is None else str(data_dir / DB_FILE)
         # A data dir this process cannot write (a read-only mount, another user's files) is
