@@ -85,23 +85,24 @@ def derive(batch: int = 256) -> tuple[Table, Table]:
     return mean, own
 
 
-def zipf_probability() -> npt.NDArray[np.float64]:
-    """A word piece's probability by Zipf's law on its vocabulary rank (0 before the words)."""
-    rank = np.arange(VOCAB, dtype=np.float64) - FIRST_WORD + 1
-    p = np.where(rank >= 1, 1.0 / np.maximum(rank, 1), 0.0)
-    out: npt.NDArray[np.float64] = p / p.sum()
-    return out
+def zipf_rank() -> npt.NDArray[np.float64]:
+    """Each piece's frequency rank as Zipf's law reads the vocabulary: "the" (id 1996) is 2, the
+    specials, unused slots and single characters before it count as the most frequent (1)."""
+    return np.maximum(np.arange(VOCAB, dtype=np.float64) - FIRST_WORD + 2, 1.0)
 
 
 def sif_weights(a: float) -> Table:
-    """Model2Vec's weight ``a / (a + p)``, ``p`` the Zipf probability (specials weigh 1)."""
-    return (a / (a + zipf_probability())).astype(np.float32)
+    """Model2Vec's weight ``a / (a + p)``, ``p`` the Zipf probability ``1 / rank`` normalised over
+    the whole vocabulary (so a single character or punctuation mark weighs next to nothing)."""
+    inv = 1.0 / zipf_rank()
+    out: Table = (a / (a + inv / inv.sum())).astype(np.float32)
+    return out
 
 
 def centred(table: Table, weights: Table) -> Table:
-    """The table less its mean row under the Zipf probabilities and ``weights``: what every
-    text shares, so cosines spread out."""
-    pw = zipf_probability() * weights
+    """The table less its mean row, each word (ids from :data:`FIRST_WORD`) counted by its Zipf
+    probability times its weight: what every text shares, so cosines spread out."""
+    pw = np.where(np.arange(VOCAB) >= FIRST_WORD, 1.0 / zipf_rank(), 0.0) * weights
     mu = (pw[:, None] * table).sum(axis=0) / pw.sum()
     out: Table = (table - mu).astype(np.float32)
     return out
