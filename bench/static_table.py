@@ -250,6 +250,7 @@ def cost(dev: Dev, design: Design, sample: int) -> None:
         "MiniLM": [],
         "static": [],
         "of which pieces": [],
+        "static, word cache": [],
     }
     for _ in range(3):  # interleaved
         t = time.process_time()
