@@ -4,6 +4,7 @@ against the shipped MiniLM: derivation time and determinism, CPU per paper, like
 Usage::
 
     python bench/static_table.py --store DIR [--sample 300] [--no-designs] [--write-store OUT]
+    python bench/static_table.py --store DIR --search OUT
 
 ``DIR`` is a ``kg ingest`` store of the dev papers with MiniLM vectors (``bench/similar.py``
 builds one in ``bench/out/similar/embed``).
@@ -21,7 +22,9 @@ builds one in ``bench/out/similar/embed``).
    (``bench/similar.py``'s "exact" rule). The key concepts and texts are read once.
 4. ``--write-store OUT``: a copy of ``DIR`` whose vectors are the best static design's (under
    the stored model id), for ``python bench/similar.py --only-likeness --out PARENT`` (OUT must
-   be ``PARENT/embed``) to measure it through the API.
+   be ``PARENT/embed``) to measure it through the API (with ``--wording-weight 4``).
+5. ``--search OUT``: ``search(first: 10)`` for ten texts of ``bench/api_latency.py`` on ``DIR``
+   (MiniLM) and on ``OUT`` (the static vectors, the text embedded by the same design), side by side.
 """
 
 from __future__ import annotations
