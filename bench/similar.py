@@ -264,7 +264,14 @@ def main() -> None:
     ap.add_argument("--scan-rows", type=int, default=100_000, help="vectors in the scan timing")
     ap.add_argument("--only-likeness", action="store_true", help="just parts 2 and 3 on OUT/embed")
     ap.add_argument("--timed", type=int, default=200, help="papers in the per-request timing")
+    ap.add_argument(
+        "--wording-weight",
+        type=float,
+        default=likeness_rule.WORDING_WEIGHT,
+        help="similar's weight of the wording (a design with another cosine scale, bench/static_table.py)",
+    )
     args = ap.parse_args()
+    likeness_rule.WORDING_WEIGHT = args.wording_weight
     print(f"load average before: {os.getloadavg()}")
     if not (args.skip_ingest or args.only_likeness):
         print("kg ingest, --no-embed then with embeddings:")
