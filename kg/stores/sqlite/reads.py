@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 
 import orjson
 
+from kg.core import text_index
 from kg.core.derived import CO_OCCURS_TOP_K
 from kg.core.errors import GraphStoreError
 from kg.core.ids import fold
@@ -36,7 +37,6 @@ from kg.core.models import (
 )
 from kg.core.names import query_loose_key
 from kg.core.provisional import row_concept
-from kg.core import text_index
 from kg.core.text_index import FIELD_BOOST, rarer_first, search_terms
 from kg.stores.nearest import Matrix
 from kg.stores.protocol import (
