@@ -55,7 +55,7 @@ from kg.stores.protocol import (
     Weighted,
     YearCount,
 )
-from kg.stores.sqlite import hierarchy, paths, schema, totals, vectors, word_rows
+from kg.stores.sqlite import heavy_ties, hierarchy, paths, schema, totals, vectors, word_rows
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
@@ -923,26 +923,47 @@ class SQLiteReads:
         # Concepts have thousands (the 100 neighbours of a popular concept hold 320-360k): look
         # up each chosen pair instead, and only the n(n-1)/2 that can exist (stored start <
         # end), the pairs made by one statement from the ids as a JSON array. Above weight 1
-        # the look-ups search the heavy ties' own key index (schema.LATER_INDEXES), whose size
-        # follows the heavy ties, not the whole relationship table: 100 concepts of a 10k store
-        # 7.1 ms -> 4.0 ms of CPU, at load 19 (bench/README.md, "CPU per request"). The hints
-        # fix the plan (the planner has no statistics).
+        # the pairs are looked up in the version's heavy ties held in memory
+        # (:mod:`kg.stores.sqlite.heavy_ties`: 100 concepts at 100k papers, 7.4 -> ~1.5 ms; they
+        # searched the heavy ties' own key index before, one search a pair). The hints fix the
+        # plan (the planner has no statistics).
         unique = sorted(set(ids))
         if len(unique) < 2:
             return []
-        if pair == "COAUTHOR" and min_weight <= schema.HEAVY_TIE:
+        if min_weight > schema.HEAVY_TIE:
+            return self._heavy_ties(pair).among(unique, self._rowids(unique), min_weight)
+        if pair == "COAUTHOR":
             return self._pair_edges_walked(unique, pair, min_weight)
-        heavy = min_weight > schema.HEAVY_TIE
         rows = self._all(
             'SELECT r.start, r."end", r.weight FROM json_each(?1) AS a CROSS JOIN json_each(?1) AS b '
-            f"CROSS JOIN rels AS r {'INDEXED BY heavy_pairs_key' if heavy else 'NOT INDEXED'} "
+            "CROSS JOIN rels AS r NOT INDEXED "
             'WHERE b.value > a.value AND r.start = a.value AND r.type = ?2 AND r."end" = b.value '
-            f"AND {'r.' + _HEAVY + ' AND ' if heavy else ''}r.weight >= ?3",
+            "AND r.weight >= ?3",
             (json_list(unique), pair, min_weight),
         )
         edges = list(map(PairEdge._make, rows))  # weight is an INTEGER column
         edges.sort()
         return edges
+
+    def _heavy_ties(self, pair: PairType) -> heavy_ties.HeavyTies:
+        """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.sqlite.heavy_ties`)."""
+        cache: heavy_ties.HeavyTiesCache | None = getattr(self, "_heavy_ties_cache", None)
+        if cache is None:
+            cache = self._heavy_ties_cache = heavy_ties.HeavyTiesCache()
+        version = self.version()
+
+        def read() -> heavy_ties.HeavyTies:
+            with self._errors():
+                return heavy_ties.HeavyTies.read(self._reader(), pair)
+
+        return cache.get(version, pair, read)
+
+    def _rowids(self, ids: Sequence[str]) -> dict[str, int]:
+        """The rowids of the nodes of ``ids`` that exist."""
+        found: dict[str, int] = {}
+        for chunk in chunked(list(ids)):
+            found.update(self._all(f"SELECT id, rowid FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk))
+        return found
 
     def _pair_edges_walked(self, unique: list[str], pair: PairType, min_weight: int) -> list[PairEdge]:
         """The ties among ``unique`` (sorted) by walking each one's ties out in the primary key."""
