@@ -72,14 +72,24 @@ class HeavyTies:
         at = np.array([rowids[i] for i in known], dtype=np.int64)
         first, second = np.triu_indices(len(known), 1)  # every pair once, in (source, target) order
         wanted = _keys(at[first], at[second])
-        spot = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        # searched in key order (each search starts where the last ended: half the time), then
+        # put back in pair order
+        order = np.argsort(wanted)
+        spot = np.empty_like(order)
+        spot[order] = np.minimum(np.searchsorted(self.keys, wanted[order]), len(self.keys) - 1)
         hit = (self.keys[spot] == wanted) & (self.weights[spot] >= min_weight)
-        return [
-            PairEdge(known[i], known[j], w)
-            for i, j, w in zip(
-                first[hit].tolist(), second[hit].tolist(), self.weights[spot[hit]].tolist(), strict=True
+        names = np.array(known, dtype=object)
+        return list(
+            map(
+                PairEdge._make,
+                zip(
+                    names[first[hit]].tolist(),
+                    names[second[hit]].tolist(),
+                    self.weights[spot[hit]].tolist(),
+                    strict=True,
+                ),
             )
-        ]
+        )
 
 
 def _keys(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
