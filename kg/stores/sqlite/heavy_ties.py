@@ -40,7 +40,7 @@ _SHIFT = 32  # rowids below 2**32 (a store of four billion nodes would need wide
 class HeavyTies:
     """Sorted pair keys (:func:`_keys`) and their weights."""
 
-    def __init__(self, keys: npt.NDArray[np.int64], weights: npt.NDArray[np.int64]) -> None:
+    def __init__(self, keys: npt.NDArray[np.int64], weights: npt.NDArray[np.int32]) -> None:
         self.keys = keys
         self.weights = weights
 
@@ -50,7 +50,7 @@ class HeavyTies:
         flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64).reshape(-1, 3)
         keys = _keys(flat[:, 0], flat[:, 1])
         order = np.argsort(keys, kind="stable")
-        return cls(keys[order], flat[order, 2])
+        return cls(keys[order], flat[order, 2].astype(np.int32))
 
     @classmethod
     def read(cls, c: sqlite3.Connection, pair: PairType) -> HeavyTies:
