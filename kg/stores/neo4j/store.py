@@ -499,10 +499,19 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
             held = (version, {})
             self._held_word_rows = held
         known = held[1]
-        for w in words:
-            if w not in known:
+        missing = [w for w in dict.fromkeys(words) if w not in known]
+
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
+            self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
+            found = {}
+            for w in missing:
                 word = q.fulltext_query(w)
-                known[w] = int(self._read(q.fulltext_count(word))[0]["n"]) if word else 0
+                found[w] = int(self._fetch(tx, q.fulltext_count(word))[0]["n"]) if word else 0
+            return found
+
+        if missing:
+            with self._errors(), self._session() as session:
+                known.update(session.execute_read(work))
         return {w: known[w] for w in words}
 
     def version(self) -> int:
