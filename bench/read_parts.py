@@ -30,7 +30,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's kg and bench
 from bench.api_latency import pick_parameters  # noqa: E402
-
 from kg.core.text_index import search_terms  # noqa: E402
 from kg.read.networks import ego_ids  # noqa: E402
 from kg.read.service import ReadService  # noqa: E402
