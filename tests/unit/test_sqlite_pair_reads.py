@@ -152,3 +152,29 @@ def test_a_store_without_kept_tie_sums_gets_them_when_opened(tmp_path: Path, see
         .fetchall()
     )
     assert "nodes_by_ties" in str(plan) and "TEMP B-TREE" not in str(plan)
+
+
+@pytest.mark.parametrize("pair", ["COAUTHOR", "CO_OCCURS"])
+def test_ties_among_chosen_nodes_at_every_weight(store: SQLiteStore, pair: PairType) -> None:
+    # Above weight 1 the ties come from the version's heavy ties held in memory
+    # (kg.stores.sqlite.heavy_ties), at weight 1 from the statements: both equal the export.
+    ties = _ties(store, pair)
+    nodes = sorted({t.source for t in ties} | {t.target for t in ties})
+    for chosen in (nodes, nodes[::3], nodes[1::2] + ["concept:no-such-node"], nodes[:1]):
+        for min_weight in (1, 2, 3, 5):
+            inside = set(chosen)
+            want = [t for t in ties if t.source in inside and t.target in inside and t.weight >= min_weight]
+            assert store.pair_edges_among(chosen[::-1], pair, min_weight) == want, (len(chosen), min_weight)
+
+
+def test_heavy_ties_seen_after_a_write(tmp_path: Path, seed_records: list[Any]) -> None:
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records[: len(seed_records) // 2])
+    ties = _ties(store, "CO_OCCURS")
+    nodes = sorted({t.source for t in ties} | {t.target for t in ties})
+    store.pair_edges_among(nodes, "CO_OCCURS", 2)  # holds this version's heavy ties
+    store.upsert(seed_records)
+    ties = _ties(store, "CO_OCCURS")
+    nodes = sorted({t.source for t in ties} | {t.target for t in ties})
+    want = [t for t in ties if t.weight >= 2]
+    assert want and store.pair_edges_among(nodes, "CO_OCCURS", 2) == want

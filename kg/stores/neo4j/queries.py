@@ -717,6 +717,32 @@ def lucene_terms(text: str, every_word: bool, fields: tuple[str, ...]) -> str | 
     return " ".join(clauses)
 
 
+def rarer_first_query(rare: list[str], common: list[str]) -> str:
+    """Lucene: the nodes with any of the ``rare`` words (required), scored by those and by the
+    ``common`` words (optional clauses add to the score): the any-word search split by
+    :func:`kg.core.text_index.rarer_first`, as the embedded store splits it.
+
+    >>> query = rarer_first_query(["inchworm"], ["robots"])
+    >>> query.startswith("+(title:(inchworm)^2 OR "), query.count("+("), " (title:(robots)^2 OR " in query
+    (True, 1, True)
+    """
+    fields = tuple(FULLTEXT_FIELDS)
+
+    def any_field(words: list[str]) -> str:
+        terms = " ".join(lucene_escape(w) for w in words)
+        return " OR ".join(f"{f}:({terms})^{FULLTEXT_FIELDS[f]:g}" for f in fields)
+
+    return f"+({any_field(rare)}) ({any_field(common)})"
+
+
+def fulltext_count(query: str) -> Statement:
+    """How many nodes a Lucene ``query`` matches (``n``): a word's row count for the any-word split."""
+    return Statement(
+        f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $query) YIELD node RETURN count(node) AS n",
+        {"query": query},
+    )
+
+
 def _in_any_field(terms: str) -> str:
     """Lucene: ``terms`` (escaped) in any fulltext field, each field with its boost."""
     return " OR ".join(f"{f}:({terms})^{boost:g}" for f, boost in FULLTEXT_FIELDS.items())

@@ -45,10 +45,12 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
+from kg.core import text_index
 from kg.core.collector import collector_paused
 from kg.core.config import Settings
 from kg.core.errors import ConfigError, GraphStoreError, StoreUnavailable
 from kg.core.models import Node, PaperRecord, Properties, Relationship, RelType, UpsertSummary
+from kg.core.text_index import rarer_first, search_terms
 from kg.stores.neo4j import authors, institutions, vectors
 from kg.stores.neo4j import batch_writes as bw
 from kg.stores.neo4j import concepts as concepts_ops
@@ -75,6 +77,8 @@ MEMORY_LIMIT_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemor
 # relationships and reads ~10,000 nodes, and every statement is a round trip in which the client
 # and the server take turns on the CPU; 500 rows a statement made ~150 statements a batch.
 STATEMENT_ROWS = 5000
+# Word row counts kept per store version for the any-word search (Neo4jStore._word_rows).
+WORD_ROWS_KEPT = 8192
 START_HINT = "Is the server running? (scripts/neo4j/start, or docker compose up -d neo4j)"
 
 
@@ -462,7 +466,22 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         query = q.fulltext_query(text, every_word)
         if query is None or limit < 1:
             return []
+        phrases, words = search_terms(text)
+        if every_word or phrases or len(words) < 2:
+            return self._search(query, limit)
+        # Any word: split as the embedded store splits it (kg.core.text_index.rarer_first), so
+        # both stores leave out the same rows holding only the commonest words.
+        rows = self._word_rows(words)
+        hits: list[SearchHit] = []
+        for rare, common in rarer_first(words, rows, text_index.RARE_ROWS):
+            if not common:
+                return self._search(query, limit)
+            hits = self._search(q.rarer_first_query(rare, common), limit)
+            if len(hits) >= limit:
+                break
+        return hits
 
+    def _search(self, query: str, limit: int) -> list[SearchHit]:
         def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
             self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
             return self._fetch(tx, q.fulltext_search(query, limit))
@@ -471,6 +490,29 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
             rows = session.execute_read(work)
         hits = [SearchHit(node_of(row), float(row["score"])) for row in rows]
         return sorted(hits, key=lambda h: (-h.score, h.node.id))
+
+    def _word_rows(self, words: list[str]) -> dict[str, int]:
+        """How many nodes of the fulltext index hold each word, kept per store version."""
+        version = self.version()
+        held: tuple[int, dict[str, int]] | None = getattr(self, "_held_word_rows", None)
+        if held is None or held[0] != version or len(held[1]) > WORD_ROWS_KEPT:
+            held = (version, {})
+            self._held_word_rows = held
+        known = held[1]
+        missing = [w for w in dict.fromkeys(words) if w not in known]
+
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
+            self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
+            found = {}
+            for w in missing:
+                word = q.fulltext_query(w)
+                found[w] = int(self._fetch(tx, q.fulltext_count(word))[0]["n"]) if word else 0
+            return found
+
+        if missing:
+            with self._errors(), self._session() as session:
+                known.update(session.execute_read(work))
+        return {w: known[w] for w in words}
 
     def version(self) -> int:
         """The store version: bumped by every committed write that changed something.

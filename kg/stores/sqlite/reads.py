@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 
 import orjson
 
+from kg.core import text_index
 from kg.core.derived import CO_OCCURS_TOP_K
 from kg.core.errors import GraphStoreError
 from kg.core.ids import fold
@@ -36,7 +37,7 @@ from kg.core.models import (
 )
 from kg.core.names import query_loose_key
 from kg.core.provisional import row_concept
-from kg.core.text_index import FIELD_BOOST, search_terms
+from kg.core.text_index import FIELD_BOOST, rarer_first, search_terms
 from kg.stores.nearest import Matrix
 from kg.stores.protocol import (
     Direction,
@@ -54,11 +55,13 @@ from kg.stores.protocol import (
     Weighted,
     YearCount,
 )
-from kg.stores.sqlite import hierarchy, paths, schema, totals, vectors
+from kg.stores.sqlite import heavy_ties, hierarchy, paths, schema, totals, vectors, word_rows
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
 TEXT_LIMIT = 1000  # full-text hits considered by a text filter
+# Rows a search reads per page row to see past score ties at the cut (SQLiteReads._ranked).
+TIE_ROOM = 4
 # Cost of testing one walked paper against a query's conditions (SQLiteReads._paper_tests), in
 # members of a built set: at 100k papers (load ~2.3) a tested paper cost about 25 us (5,840
 # papers walked in 160 ms) and a set member about 2 us (a 47,708-paper set built in 97 ms).
@@ -240,6 +243,15 @@ def fts_query(text: str, every_word: bool = False) -> str | None:
     return " AND ".join(parts)
 
 
+def _any(words: list[str]) -> str:
+    """FTS5: any of ``words`` (quoted search words, :func:`kg.core.text_index.search_words`).
+
+    >>> _any(["robot", "arms"])
+    '"robot" OR "arms"'
+    """
+    return " OR ".join(f'"{w}"' for w in words)
+
+
 class SQLiteReads:
     """Read methods over ``self._conn``; :class:`kg.stores.sqlite.store.SQLiteStore` adds writes."""
 
@@ -366,32 +378,76 @@ class SQLiteReads:
         q = fts_query(text, every_word)
         if q is None or limit <= 0:
             return []
+        phrases, words = search_terms(text)
+        if every_word or phrases or len(words) < 2:
+            return self._ranked([q], limit)
+        # Any word: the rows holding a rarer word, ranked by all the words, and the commoner
+        # words only asked of those rows (kg.core.text_index.rarer_first); a further split only
+        # while the rows found do not fill the page, the last one being the plain any-word query.
+        with self._errors():
+            rows = self._word_rows().get(self._reader(), self.version(), words)
+        hits: list[SearchHit] = []
+        for rare, common in rarer_first(words, rows, text_index.RARE_ROWS):
+            if not common:
+                return self._ranked([q], limit)
+            either, others = _any(rare), _any(common)
+            hits = self._ranked([f"({either}) AND ({others})", f"({either}) NOT ({others})"], limit)
+            if len(hits) >= limit:
+                break
+        return hits
+
+    def _word_rows(self) -> word_rows.WordRows:
+        held: word_rows.WordRows | None = getattr(self, "_held_word_rows", None)
+        if held is None:
+            held = self._held_word_rows = word_rows.WordRows()
+        return held
+
+    def _ranked(self, queries: list[str], limit: int) -> list[SearchHit]:
+        """The best ``limit`` rows matching any of ``queries`` (FTS5 queries matching disjoint
+        rows) by BM25 score, then id, as nodes.
+
+        Ranked on the index alone (rowid and score), nodes read for the page only: joined
+        before the sort, every match's row (a paper's props hold its abstract) went through
+        the sorter, 36k rows for "learning" at 100k papers. Where scores tie at the cut the ids
+        decide which of the tied rows make the page, so each query's rows are read past the
+        cut (:data:`TIE_ROOM` times the page) until its last row scores below it; the tied rows'
+        ids come with the page's nodes. (The joined query did that before: 15-20 ms for a text
+        whose tied rows are many, such as "recombined" copies or concepts named alike.)
+        """
         b = FIELD_BOOST
         boosts = (b["title"], b["abstract"], b["name"], b["aliases"])
-        # Ranked on the index alone (rowid and score), nodes read for the page only: joined
-        # before the sort, every match's row (a paper's props hold its abstract) went through
-        # the sorter, 36k rows for "learning" at 100k papers. Exact unless scores tie at the
-        # cut, where the ids decide which of the tied nodes make the page: then the full query.
-        top = self._all(
-            "SELECT rowid, -bm25(fts, ?, ?, ?, ?) AS s FROM fts WHERE fts MATCH ? ORDER BY s DESC LIMIT ?",
-            (*boosts, q, limit + 1),
+        fetch = TIE_ROOM * limit + 1
+        pending = list(queries)
+        top: dict[str, list[tuple[int, float]]] = {}
+        while pending:
+            for q in pending:
+                top[q] = self._all(
+                    "SELECT rowid, -bm25(fts, ?, ?, ?, ?) AS s FROM fts WHERE fts MATCH ? "
+                    "ORDER BY s DESC LIMIT ?",
+                    (*boosts, q, fetch),
+                )
+            ranked = sorted((r for rows in top.values() for r in rows), key=lambda r: -r[1])
+            if len(ranked) <= limit:
+                break
+            cut = ranked[limit - 1][1]
+            # a query cut at ``fetch`` rows whose last one ties the page's last may hold more
+            pending = [q for q, rows in top.items() if len(rows) == fetch and rows[-1][1] == cut]
+            fetch *= TIE_ROOM
+        if len(ranked) > limit:
+            cut = ranked[limit - 1][1]
+            ranked = [r for r in ranked if r[1] >= cut]
+        if len(ranked) > limit:  # scores tie at the cut: the ids decide
+            ids: dict[int, str] = {}
+            for chunk in chunked([r for r, _ in ranked]):
+                marks = _marks(len(chunk))
+                ids.update(self._all(f"SELECT rowid, id FROM nodes WHERE rowid IN ({marks})", chunk))
+            ranked = sorted((r for r in ranked if r[0] in ids), key=lambda r: (-r[1], ids[r[0]]))[:limit]
+        score = dict(ranked)
+        found = self._all(
+            f"SELECT id, label, props, rowid FROM nodes WHERE rowid IN ({_marks(len(score))})",
+            list(score),
         )
-        if len(top) > limit and top[limit - 1][1] == top[limit][1]:
-            rows = self._all(
-                "SELECT n.id, n.label, n.props, -bm25(fts, ?, ?, ?, ?) AS s "
-                "FROM fts JOIN nodes n ON n.rowid = fts.rowid "
-                "WHERE fts MATCH ? ORDER BY s DESC, n.id LIMIT ?",
-                (*boosts, q, limit),
-            )
-        else:
-            score = dict(top[:limit])
-            found = self._all(
-                f"SELECT id, label, props, rowid FROM nodes WHERE rowid IN ({_marks(len(score))})",
-                list(score),
-            )
-            rows = sorted(
-                ((i, label, blob, score[r]) for i, label, blob, r in found), key=lambda x: (-x[3], x[0])
-            )
+        rows = sorted(((i, lb, blob, score[r]) for i, lb, blob, r in found), key=lambda x: (-x[3], x[0]))
         return [SearchHit(self._node(i, label, blob), float(s)) for i, label, blob, s in rows]
 
     # -- embeddings (kg.stores.sqlite.vectors) ------------------------------------------------
@@ -867,26 +923,47 @@ class SQLiteReads:
         # Concepts have thousands (the 100 neighbours of a popular concept hold 320-360k): look
         # up each chosen pair instead, and only the n(n-1)/2 that can exist (stored start <
         # end), the pairs made by one statement from the ids as a JSON array. Above weight 1
-        # the look-ups search the heavy ties' own key index (schema.LATER_INDEXES), whose size
-        # follows the heavy ties, not the whole relationship table: 100 concepts of a 10k store
-        # 7.1 ms -> 4.0 ms of CPU, at load 19 (bench/README.md, "CPU per request"). The hints
-        # fix the plan (the planner has no statistics).
+        # the pairs are looked up in the version's heavy ties held in memory
+        # (:mod:`kg.stores.sqlite.heavy_ties`: 100 concepts at 100k papers, 7.4 -> ~1.5 ms; they
+        # searched the heavy ties' own key index before, one search a pair). The hints fix the
+        # plan (the planner has no statistics).
         unique = sorted(set(ids))
         if len(unique) < 2:
             return []
-        if pair == "COAUTHOR" and min_weight <= schema.HEAVY_TIE:
+        if min_weight > schema.HEAVY_TIE:
+            return self._heavy_ties(pair).among(unique, self._rowids(unique), min_weight)
+        if pair == "COAUTHOR":
             return self._pair_edges_walked(unique, pair, min_weight)
-        heavy = min_weight > schema.HEAVY_TIE
         rows = self._all(
             'SELECT r.start, r."end", r.weight FROM json_each(?1) AS a CROSS JOIN json_each(?1) AS b '
-            f"CROSS JOIN rels AS r {'INDEXED BY heavy_pairs_key' if heavy else 'NOT INDEXED'} "
+            "CROSS JOIN rels AS r NOT INDEXED "
             'WHERE b.value > a.value AND r.start = a.value AND r.type = ?2 AND r."end" = b.value '
-            f"AND {'r.' + _HEAVY + ' AND ' if heavy else ''}r.weight >= ?3",
+            "AND r.weight >= ?3",
             (json_list(unique), pair, min_weight),
         )
         edges = list(map(PairEdge._make, rows))  # weight is an INTEGER column
         edges.sort()
         return edges
+
+    def _heavy_ties(self, pair: PairType) -> heavy_ties.HeavyTies:
+        """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.sqlite.heavy_ties`)."""
+        cache: heavy_ties.HeavyTiesCache | None = getattr(self, "_heavy_ties_cache", None)
+        if cache is None:
+            cache = self._heavy_ties_cache = heavy_ties.HeavyTiesCache()
+        version = self.version()
+
+        def read() -> heavy_ties.HeavyTies:
+            with self._errors():
+                return heavy_ties.HeavyTies.read(self._reader(), pair)
+
+        return cache.get(version, pair, read)
+
+    def _rowids(self, ids: Sequence[str]) -> dict[str, int]:
+        """The rowids of the nodes of ``ids`` that exist."""
+        found: dict[str, int] = {}
+        for chunk in chunked(list(ids)):
+            found.update(self._all(f"SELECT id, rowid FROM nodes WHERE id IN ({_marks(len(chunk))})", chunk))
+        return found
 
     def _pair_edges_walked(self, unique: list[str], pair: PairType, min_weight: int) -> list[PairEdge]:
         """The ties among ``unique`` (sorted) by walking each one's ties out in the primary key."""

@@ -27,7 +27,7 @@ from kg.core import deadline
 from kg.core.errors import GraphStoreError
 from kg.core.models import Node, PaperRecord, Properties, Relationship, UpsertSummary
 from kg.stores.protocol import AnalysisRow, AuthorMove, PairType, StoredSlot
-from kg.stores.sqlite import authors, batch_writes, check, institutions, schema, vectors
+from kg.stores.sqlite import authors, batch_writes, check, institutions, schema, vectors, word_rows
 from kg.stores.sqlite import concepts as concepts_ops
 from kg.stores.sqlite.reads import SQLiteReads
 from kg.stores.write_plan import WritePlan, plan_upsert
@@ -225,6 +225,7 @@ class SQLiteStore(SQLiteReads):
         schema.ensure_ties(c)
         schema.ensure_keyphrase_lookup(c)
         vectors.ensure_embeddings(c)
+        word_rows.attach(c)  # the in-memory store reads on this connection
 
     @staticmethod
     def _format(c: sqlite3.Connection) -> tuple[int] | None:
@@ -265,6 +266,7 @@ class SQLiteStore(SQLiteReads):
                     isolation_level=None,
                     check_same_thread=False,
                 )
+                word_rows.attach(conn)  # before query_only, which refuses it
                 conn.execute("PRAGMA query_only = ON")
                 conn.execute("PRAGMA mmap_size = 268435456")
             except sqlite3.Error as e:

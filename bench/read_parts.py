@@ -1,0 +1,154 @@
+"""In-process CPU and answers of two reads at a store's scale: search and the concept graph.
+
+Usage (run it from each of two trees, e.g. a base worktree and a branch, on copies of one store;
+the texts and concepts are ``bench/api_latency.py``'s, drawn from the store)::
+
+    python bench/read_parts.py search STORE_DIR OUT.json [--pool 150]
+    python bench/read_parts.py graph STORE_DIR OUT.json [--pool 150]
+    python bench/read_parts.py compare BASE.json BRANCH.json
+
+``search``: each text through ``ReadService.search`` (20 hits), its answer (ids and scores as
+``repr``) and the CPU of the word side (the store's ``search`` calls), then the same for the
+raw any-word BM25 page of the texts whose every-word page is not full. ``graph``: every
+``conceptGraph`` of the concepts x minWeight 1/2/5 x maxNodes 50/100/200 and of the whole graph,
+and the co-author ties at weight 2 and 3 among the 50 most prolific authors' depth-2 networks,
+as hashes; and the CPU of ``pair_edges_among`` for the benchmark's view (minWeight 2, 100 nodes),
+its first call (which reads the version's heavy ties) apart. ``compare``: how many answers are
+byte-identical, differ only in scores, or changed (and how many of a changed page's ids stay).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's kg and bench
+from bench.api_latency import pick_parameters  # noqa: E402
+from kg.core.text_index import search_terms  # noqa: E402
+from kg.read.networks import ego_ids  # noqa: E402
+from kg.read.service import ReadService  # noqa: E402
+from kg.stores.sqlite import SQLiteStore  # noqa: E402
+
+
+def _cpu() -> float:
+    return time.process_time() * 1000
+
+
+def search(store: SQLiteStore, texts: list[str]) -> dict[str, Any]:
+    service = ReadService(store)
+    service.search("warm up text", 20)
+    original = store.search
+    word = [0.0]
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = _cpu()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            word[0] += _cpu() - start
+
+    store.search = timed  # type: ignore[method-assign]
+    answers, words, whole = {}, [], []
+    for text in texts:
+        word[0], start = 0.0, _cpu()
+        answers[text] = [(h.node.id, repr(h.score)) for h in service.search(text, 20)]
+        whole.append(_cpu() - start)
+        words.append(word[0])
+    store.search = original  # type: ignore[method-assign]
+    raw = {}
+    for text in texts:
+        if len(store.search(text, 20, every_word=True)) < 20 and len(search_terms(text)[1]) > 1:
+            raw[text] = [(h.node.id, repr(h.score)) for h in store.search(text, 20)]
+    print(
+        f"{len(texts)} texts: search {statistics.mean(whole):.2f} ms CPU a text, word side mean "
+        f"{statistics.mean(words):.2f} / median {statistics.median(words):.2f} / max {max(words):.1f} ms; "
+        f"{len(raw)} texts need the any-word query"
+    )
+    return {"search": answers, "any-word BM25": raw}
+
+
+def graph(store: SQLiteStore, concepts: list[str]) -> dict[str, Any]:
+    service = ReadService(store)
+
+    def digest(value: Any) -> str:
+        return hashlib.sha1(json.dumps(value).encode()).hexdigest()
+
+    views = {}
+    for name in concepts:
+        for weight in (1, 2, 5):
+            for nodes in (50, 100, 200):
+                v = service.concept_graph(name, weight, nodes)
+                views[f"{name}|{weight}|{nodes}"] = digest([v.nodes, v.edges, v.truncated])
+    for weight in (2, 5):
+        for nodes in (50, 200):
+            v = service.concept_graph(None, weight, nodes)
+            views[f"whole|{weight}|{nodes}"] = digest([v.nodes, v.edges, v.truncated])
+    for author in service.list_authors(None, "PAPER_COUNT", 0, 50)[0]:
+        ids = [n.id for n in service.coauthor_network(str(author.properties["name"]), 2, 200).nodes]
+        for weight in (2, 3):
+            views[f"{author.id}|{weight}"] = digest(store.pair_edges_among(ids, "COAUTHOR", weight))
+    centres = [service.require_concept(n).id for n in concepts]
+    sets = [sorted(ego_ids(store, "CO_OCCURS", c, 1, 100, 2)[0]) for c in centres]
+    fresh = SQLiteStore(Path(store.path).parent)  # no heavy ties held yet
+    start = _cpu()
+    fresh.pair_edges_among(sets[0], "CO_OCCURS", 2)
+    first = _cpu() - start
+    rounds = []
+    for _ in range(3):
+        start = _cpu()
+        for ids in sets:
+            fresh.pair_edges_among(ids, "CO_OCCURS", 2)
+        rounds.append((_cpu() - start) / len(sets))
+    print(
+        f"{len(views)} answers; pair_edges_among (minWeight 2, 100 nodes, {len(sets)} concepts): first call "
+        f"{first:.0f} ms, then {' / '.join(f'{r:.2f}' for r in rounds)} ms a call over three rounds"
+    )
+    return {"graph": views}
+
+
+def compare(base: dict[str, Any], branch: dict[str, Any]) -> None:
+    for part, answers in base.items():
+        same = scores = changed = 0
+        for key, old in answers.items():
+            new = branch[part][key]
+            if new == old:
+                same += 1
+            elif [i for i, _ in new] == [i for i, _ in old] if isinstance(old, list) else False:
+                scores += 1
+            else:
+                changed += 1
+                if isinstance(old, list):
+                    kept = len({i for i, _ in new} & {i for i, _ in old})
+                    print(f"  changed: {key!r}: {kept} of {len(old)} ids stay")
+        print(f"{part}: {len(answers)} answers, byte-identical {same}, only scores differ {scores}, ", end="")
+        print(f"changed {changed}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("what", choices=["search", "graph", "compare"])
+    parser.add_argument("first", type=Path)
+    parser.add_argument("second", type=Path)
+    parser.add_argument("--pool", type=int, default=150)
+    args = parser.parse_args()
+    if args.what == "compare":
+        compare(json.loads(args.first.read_text()), json.loads(args.second.read_text()))
+        return 0
+    store = SQLiteStore(args.first)
+    measured = pick_parameters(store, args.pool).measured
+    if args.what == "search":
+        out = search(store, [p["text"] for p in measured["search"]])
+    else:
+        out = graph(store, [p["concept"] for p in measured["concept_graph"]])
+    args.second.write_text(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
