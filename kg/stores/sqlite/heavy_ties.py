@@ -97,16 +97,37 @@ def _keys(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.
     return np.asarray((np.minimum(a, b) << _SHIFT) | np.maximum(a, b), dtype=np.int64)
 
 
+# Asks of one version before its heavy ties are read (see HeavyTiesCache.get).
+WARM_ASKS = 3
+
+
 class HeavyTiesCache:
-    """The :class:`HeavyTies` of each pair type at the store version last asked for."""
+    """The :class:`HeavyTies` of each pair type at the store version last asked for, read once
+    that version has been asked for :data:`WARM_ASKS` times.
 
-    def __init__(self) -> None:
+    Why not at the first ask: reading them costs about a third of a second of CPU at 100k
+    papers, paid again at every new store version. A server on a store being ingested sees a
+    new version every few seconds; a concept graph or two per version would each pay it. Until
+    a version has been asked for a few times the caller answers with its per-pair statement
+    (the same edges, a few ms), so the read is paid only where it will be amortised.
+    """
+
+    def __init__(self, warm_asks: int = WARM_ASKS) -> None:
         self._lock = threading.Lock()
+        self._warm_asks = warm_asks
         self._held: dict[PairType, tuple[int, HeavyTies]] = {}
+        self._asks: dict[PairType, tuple[int, int]] = {}  # pair -> (version, asks of it)
 
-    def get(self, version: int, pair: PairType, read: Callable[[], HeavyTies]) -> HeavyTies:
+    def get(self, version: int, pair: PairType, read: Callable[[], HeavyTies]) -> HeavyTies | None:
+        """The ties of ``pair`` at ``version``; ``None`` while the version is not yet warm."""
         with self._lock:
             held = self._held.get(pair)
-            if held is None or held[0] != version:
-                held = self._held[pair] = (version, read())
-            return held[1]
+            if held is not None and held[0] == version:
+                return held[1]
+            seen, asks = self._asks.get(pair, (version, 0))
+            asks = asks + 1 if seen == version else 1
+            self._asks[pair] = (version, asks)
+            if asks < self._warm_asks:
+                return None
+            self._held[pair] = (version, read())
+            return self._held[pair][1]

@@ -930,23 +930,29 @@ class SQLiteReads:
         unique = sorted(set(ids))
         if len(unique) < 2:
             return []
-        if min_weight > schema.HEAVY_TIE:
-            return self._heavy_ties(pair).among(unique, self._rowids(unique), min_weight)
-        if pair == "COAUTHOR":
+        heavy = min_weight > schema.HEAVY_TIE
+        if heavy:
+            held = self._heavy_ties(pair)
+            if held is not None:
+                return held.among(unique, self._rowids(unique), min_weight)
+        elif pair == "COAUTHOR":
             return self._pair_edges_walked(unique, pair, min_weight)
+        # weight 1, or a store version not yet asked often enough to hold its heavy ties: one
+        # look-up a pair (of the heavy ties' own key index above weight 1)
         rows = self._all(
             'SELECT r.start, r."end", r.weight FROM json_each(?1) AS a CROSS JOIN json_each(?1) AS b '
-            "CROSS JOIN rels AS r NOT INDEXED "
+            f"CROSS JOIN rels AS r {'INDEXED BY heavy_pairs_key' if heavy else 'NOT INDEXED'} "
             'WHERE b.value > a.value AND r.start = a.value AND r.type = ?2 AND r."end" = b.value '
-            "AND r.weight >= ?3",
+            f"AND {'r.' + _HEAVY + ' AND ' if heavy else ''}r.weight >= ?3",
             (json_list(unique), pair, min_weight),
         )
         edges = list(map(PairEdge._make, rows))  # weight is an INTEGER column
         edges.sort()
         return edges
 
-    def _heavy_ties(self, pair: PairType) -> heavy_ties.HeavyTies:
-        """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.sqlite.heavy_ties`)."""
+    def _heavy_ties(self, pair: PairType) -> heavy_ties.HeavyTies | None:
+        """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.sqlite.heavy_ties`),
+        ``None`` until the version is warm (:class:`~kg.stores.sqlite.heavy_ties.HeavyTiesCache`)."""
         cache: heavy_ties.HeavyTiesCache | None = getattr(self, "_heavy_ties_cache", None)
         if cache is None:
             cache = self._heavy_ties_cache = heavy_ties.HeavyTiesCache()
