@@ -16,6 +16,7 @@ from kg.core import text_index
 from kg.core.models import Node, PaperRecord
 from kg.core.text_index import FIELD_BOOST
 from kg.stores.sqlite import SQLiteStore, word_rows
+from tests.graph_builders import rare_and_common_word_papers
 
 EXACT = (
     "SELECT n.id, -bm25(fts, ?, ?, ?, ?) AS s FROM fts JOIN nodes n ON n.rowid = fts.rowid "
@@ -80,16 +81,8 @@ def test_many_rows_tied_past_the_rows_read_at_first(tmp_path: Path) -> None:
 
 
 def _word_store(tmp_path: Path) -> SQLiteStore:
-    """Six papers with the rare word "zorblax" (four of them with "learning" too), 30 with
-    "learning" alone, scoring above the two long zorblax papers without it, and 60 with neither."""
-    zorblax = [
-        (f"z{i}", f"Zorblax study {i}", "On learning things." if i < 4 else "A long abstract " * 30)
-        for i in range(6)
-    ]
-    learning = [(f"l{i:02d}", "Learning learning", "Learning.") for i in range(30)]
     store = SQLiteStore(tmp_path)
-    other = [(f"o{i:02d}", "Other", "Something else.") for i in range(60)]
-    store.upsert(_papers(zorblax + learning + other))
+    store.upsert(rare_and_common_word_papers())
     return store
 
 

@@ -3,11 +3,12 @@
 
 Why: the ties among a network's nodes at a minimum weight above 1 (``conceptGraph``'s default
 view asks ``minWeight: 2`` of 100 concepts) were one index search per candidate pair, 4,950 for
-100 nodes: 5.6 ms of the statement and 7.4 ms of ``pair_edges_among`` at 100k papers, growing
-with the index's depth. The heavy ties are few (195,043 ``CO_OCCURS`` of 1.9M at 100k papers), so
+100 nodes: 6.5 ms of ``pair_edges_among`` at 100k papers (1.7 ms now), growing with the
+index's depth. The heavy ties are few (195,043 ``CO_OCCURS`` of 1.9M at 100k papers), so
 they are read once per store version, each as ``min(rowid) << 32 | max(rowid)`` of its two
 nodes, sorted; a network's pairs are then one vectorised binary search. Held: 12 bytes a tie
-(2.3 MB at 100k); read in about 1 s of CPU at 100k papers, once per version and pair type.
+(2.3 MB at 100k); read in 0.33-0.36 s of CPU at 100k papers (load ~2), once per version and
+pair type, and only once a version is warm (:class:`HeavyTiesCache`).
 
 >>> ties = HeavyTies.from_rows([(1, 5, 3), (5, 2, 2), (2, 1, 7)])
 >>> ties.among(["a", "b", "e", "x"], {"a": 1, "b": 2, "e": 5}, 3)

@@ -924,7 +924,7 @@ class SQLiteReads:
         # up each chosen pair instead, and only the n(n-1)/2 that can exist (stored start <
         # end), the pairs made by one statement from the ids as a JSON array. Above weight 1
         # the pairs are looked up in the version's heavy ties held in memory
-        # (:mod:`kg.stores.sqlite.heavy_ties`: 100 concepts at 100k papers, 7.4 -> ~1.5 ms; they
+        # (:mod:`kg.stores.sqlite.heavy_ties`: 100 concepts at 100k papers, 6.5 -> 1.7 ms; they
         # searched the heavy ties' own key index before, one search a pair). The hints fix the
         # plan (the planner has no statistics).
         unique = sorted(set(ids))
