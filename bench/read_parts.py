@@ -6,6 +6,7 @@ the texts and concepts are ``bench/api_latency.py``'s, drawn from the store)::
     python bench/read_parts.py search STORE_DIR OUT.json [--pool 150]
     python bench/read_parts.py graph STORE_DIR OUT.json [--pool 150]
     python bench/read_parts.py compare BASE.json BRANCH.json
+    python bench/read_parts.py parts STORE_DIR OUT.json [--pool 150]
 
 ``search``: each text through ``ReadService.search`` (20 hits), its answer (ids and scores as
 ``repr``) and the CPU of the word side (the store's ``search`` calls), then the same for the
@@ -15,6 +16,10 @@ and the co-author ties at weight 2 and 3 among the 50 most prolific authors' dep
 as hashes; and the CPU of ``pair_edges_among`` for the benchmark's view (minWeight 2, 100 nodes),
 its first call (which reads the version's heavy ties) apart. ``compare``: how many answers are
 byte-identical, differ only in scores, or changed (and how many of a changed page's ids stay).
+``parts``: where a new search's CPU goes, in-process, over the same texts: the query's embedding,
+the every-word and the any-word store queries, the nearest-paper scan, the hits' vectors, the
+hydration of the papers found by meaning alone, and the rest (blending, sorting); mean, median
+and max of each part, ms of CPU a text.
 """
 
 from __future__ import annotations
@@ -71,6 +76,50 @@ def search(store: SQLiteStore, texts: list[str]) -> dict[str, Any]:
         f"{len(raw)} texts need the any-word query"
     )
     return {"search": answers, "any-word BM25": raw}
+
+
+def parts(store: SQLiteStore, texts: list[str]) -> dict[str, Any]:
+    import kg.read.service as service_module
+
+    service = ReadService(store)
+    service.search("warm up text", 20)
+    spent: dict[str, float] = {}
+
+    def timed(name: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            key = name(args, kwargs) if callable(name) else name
+            start = _cpu()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] = spent.get(key, 0.0) + _cpu() - start
+
+        return wrapper
+
+    def which(args: Any, kwargs: Any) -> str:
+        return "every-word query" if kwargs.get("every_word") else "any-word query"
+
+    names = ("embedding", "every-word query", "any-word query", "nearest scan", "hits' vectors", "hydration")
+    originals = (service_module._embed_text, store.search, store.nearest_papers, store.paper_embeddings)
+    service_module._embed_text = timed("embedding", service_module._embed_text)
+    store.search = timed(which, store.search)  # type: ignore[assignment,method-assign]
+    store.nearest_papers = timed("nearest scan", store.nearest_papers)  # type: ignore[method-assign]
+    store.paper_embeddings = timed("hits' vectors", store.paper_embeddings)  # type: ignore[method-assign]
+    store.get_nodes = timed("hydration", store.get_nodes)  # type: ignore[method-assign]
+    table: dict[str, list[float]] = {n: [] for n in (*names, "rest", "search")}
+    for text in texts:
+        spent.clear()
+        start = _cpu()
+        service.search(text, 20)
+        whole = _cpu() - start
+        for n in names:
+            table[n].append(spent.get(n, 0.0))
+        table["rest"].append(whole - sum(spent.values()))
+        table["search"].append(whole)
+    service_module._embed_text, store.search, store.nearest_papers, store.paper_embeddings = originals  # type: ignore[method-assign]
+    for n, xs in table.items():
+        print(f"{n:>18}: mean {statistics.mean(xs):6.2f}  median {statistics.median(xs):6.2f}  max {max(xs):7.1f} ms")
+    return {"parts": {n: xs for n, xs in table.items()}}
 
 
 def graph(store: SQLiteStore, concepts: list[str]) -> dict[str, Any]:
@@ -132,7 +181,7 @@ def compare(base: dict[str, Any], branch: dict[str, Any]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["search", "graph", "compare"])
+    parser.add_argument("what", choices=["search", "graph", "compare", "parts"])
     parser.add_argument("first", type=Path)
     parser.add_argument("second", type=Path)
     parser.add_argument("--pool", type=int, default=150)
@@ -144,6 +193,8 @@ def main() -> int:
     measured = pick_parameters(store, args.pool).measured
     if args.what == "search":
         out = search(store, [p["text"] for p in measured["search"]])
+    elif args.what == "parts":
+        out = parts(store, [p["text"] for p in measured["search"]])
     else:
         out = graph(store, [p["concept"] for p in measured["concept_graph"]])
     args.second.write_text(json.dumps(out))
