@@ -85,7 +85,7 @@ def parts(store: SQLiteStore, texts: list[str]) -> dict[str, Any]:
     service.search("warm up text", 20)
     spent: dict[str, float] = {}
 
-    def timed(name: str, fn: Any) -> Any:
+    def timed(name: Any, fn: Any) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             key = name(args, kwargs) if callable(name) else name
             start = _cpu()
@@ -102,7 +102,7 @@ def parts(store: SQLiteStore, texts: list[str]) -> dict[str, Any]:
     names = ("embedding", "every-word query", "any-word query", "nearest scan", "hits' vectors", "hydration")
     originals = (service_module._embed_text, store.search, store.nearest_papers, store.paper_embeddings)
     service_module._embed_text = timed("embedding", service_module._embed_text)
-    store.search = timed(which, store.search)  # type: ignore[assignment,method-assign]
+    store.search = timed(which, store.search)  # type: ignore[method-assign]
     store.nearest_papers = timed("nearest scan", store.nearest_papers)  # type: ignore[method-assign]
     store.paper_embeddings = timed("hits' vectors", store.paper_embeddings)  # type: ignore[method-assign]
     store.get_nodes = timed("hydration", store.get_nodes)  # type: ignore[method-assign]
@@ -116,10 +116,12 @@ def parts(store: SQLiteStore, texts: list[str]) -> dict[str, Any]:
             table[n].append(spent.get(n, 0.0))
         table["rest"].append(whole - sum(spent.values()))
         table["search"].append(whole)
-    service_module._embed_text, store.search, store.nearest_papers, store.paper_embeddings = originals  # type: ignore[method-assign]
+    service_module._embed_text = originals[0]
+    store.search, store.nearest_papers, store.paper_embeddings = originals[1:]  # type: ignore[method-assign]
     for n, xs in table.items():
-        print(f"{n:>18}: mean {statistics.mean(xs):6.2f}  median {statistics.median(xs):6.2f}  max {max(xs):7.1f} ms")
-    return {"parts": {n: xs for n, xs in table.items()}}
+        mean, median = statistics.mean(xs), statistics.median(xs)
+        print(f"{n:>18}: mean {mean:6.2f}  median {median:6.2f}  max {max(xs):7.1f} ms")
+    return {"parts": table}
 
 
 def graph(store: SQLiteStore, concepts: list[str]) -> dict[str, Any]:
