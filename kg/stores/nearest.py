@@ -28,6 +28,9 @@ FIRST_PASS_DIMS = 128
 FIRST_PASS_CANDIDATES = 1000
 FIRST_PASS_SAMPLE_STEP = 20
 FIRST_PASS_WARM_ASKS = 3
+# Rows below which there is no first pass: at 10k rows it saved 0.3 ms a query (1.06 -> 0.75 ms)
+# for 0.6 s of CPU a version, and at 100k 6-7 ms for about 1 s (bench/README.md).
+FIRST_PASS_MIN_ROWS = 20_000
 
 
 class FirstPass:
@@ -75,8 +78,11 @@ class Matrix:
     memory: 1.5 KB per paper, 146 MiB at 100k papers, once per API process and store version.
     """
 
-    def __init__(self, ids: list[str], rows: npt.NDArray[np.int8]) -> None:
+    def __init__(
+        self, ids: list[str], rows: npt.NDArray[np.int8], first_pass_rows: int = FIRST_PASS_MIN_ROWS
+    ) -> None:
         self.ids = ids
+        self._first_pass_rows = max(first_pass_rows, FIRST_PASS_CANDIDATES + 1)
         self.index = {pid: i for i, pid in enumerate(ids)}
         self._lock = threading.Lock()
         self._rough_asks = 0
@@ -132,12 +138,13 @@ class Matrix:
 
     def _first(self, k: int) -> FirstPass | None:
         """The first pass, built at the :data:`FIRST_PASS_WARM_ASKS`-th approximate ask; ``None``
-        while it would not pay (the matrix is small, the page large, the version not yet warm).
+        while it would not pay (fewer rows than ``first_pass_rows``, the page large, the version
+        not yet warm).
 
         Why not at once: building it costs about half a second of CPU at 100k rows, paid again
         at every store version; a store under ingest gets a new version every few seconds, and
         a search or two per version would each pay it (as :mod:`kg.stores.sqlite.heavy_ties`)."""
-        if len(self.ids) <= FIRST_PASS_CANDIDATES or k > FIRST_PASS_CANDIDATES // 10:
+        if len(self.ids) < self._first_pass_rows or k > FIRST_PASS_CANDIDATES // 10:
             return None
         with self._lock:
             if self._first_pass is None:

@@ -4,8 +4,8 @@ Why these cases: the first pass only picks candidates, so where its directions h
 vectors (here: vectors made of a few directions, as sentence embeddings mostly are) its answer
 must be the exact scan's, scores to the digit, excluded ids left out even when they are among
 the candidates; it must wait for a version's third ask (building it is paid once per version),
-and pages too large for its candidates, matrices no larger than them, and the calls that do not
-ask for it (``similar``, ``like``) must rank every row. On vectors with no such directions
+and pages too large for its candidates, matrices below its bound of rows or no larger than the
+candidates, and the calls that do not ask for it (``similar``, ``like``) must rank every row. On vectors with no such directions
 (isotropic noise) it does miss rows, which shows the answers above come from the first pass.
 """
 
@@ -32,8 +32,8 @@ def _vectors(rng: np.random.Generator, n: int, directions: int | None) -> npt.ND
     return mixed.astype(np.float32)
 
 
-def _matrix(vectors: npt.NDArray[np.float32]) -> Matrix:
-    return Matrix([f"p{i:05d}" for i in range(len(vectors))], quantize(vectors))
+def _matrix(vectors: npt.NDArray[np.float32], first_pass_rows: int = ROWS) -> Matrix:
+    return Matrix([f"p{i:05d}" for i in range(len(vectors))], quantize(vectors), first_pass_rows)
 
 
 def _queries(rng: np.random.Generator, directions: int | None, n: int = 30) -> list[bytes]:
@@ -76,11 +76,15 @@ def test_on_isotropic_noise_the_first_pass_misses_rows_and_the_other_calls_do_no
     ]
 
 
-def test_a_matrix_no_larger_than_the_candidates_ranks_every_row() -> None:
+def test_a_matrix_smaller_than_its_bound_or_no_larger_than_the_candidates_ranks_every_row() -> None:
     rng = np.random.default_rng(7)
-    matrix = _matrix(_vectors(rng, nearest.FIRST_PASS_CANDIDATES, None))
-    queries = _queries(rng, None, 10)
-    assert [matrix.nearest(q, 20, (), approximate=True) for q in queries] == [
-        matrix.nearest(q, 20, ()) for q in queries
-    ]
-    assert matrix._first_pass is None
+    for vectors, bound in (
+        (_vectors(rng, ROWS, None), ROWS + 1),  # below the rows a first pass pays at
+        (_vectors(rng, nearest.FIRST_PASS_CANDIDATES, None), 0),  # the candidates would be every row
+    ):
+        matrix = _matrix(vectors, bound)
+        queries = _queries(rng, None, 10)
+        assert [matrix.nearest(q, 20, (), approximate=True) for q in queries] == [
+            matrix.nearest(q, 20, ()) for q in queries
+        ]
+        assert matrix._first_pass is None
