@@ -41,11 +41,12 @@ class FirstPass:
     11 ms of CPU, half of a search's; memory bandwidth bounds it, so it costs what it reads.
     The first :data:`FIRST_PASS_DIMS` principal directions of MiniLM's paper vectors hold 80% of
     their variance, so the projected product misses little of the cosine: over 150 search texts
-    and 500 dev titles at 100k, the 1,000 best rows by it held the exact top 20 (ids and order)
-    of 649 of 650 queries, at 2.8 against 10.9 ms (bench/README.md, "Search at 100k").
-    Why PCA and not k-means cells: probing cells gathers scattered rows, and at the same
-    recall it cost more (bench/README.md). The price: 512 bytes a row (49 MiB at 100k), and
-    about half a second of CPU to learn the directions and project the rows, once per version.
+    and 500 dev titles at 100k, the 1,000 best rows by it held the exact top 20 (ids, order and
+    scores) of 649 of 650 queries, at 5.3-5.9 against 11.9-12.2 ms of CPU a query (load 8; 2.8
+    against 10.9 at load 3). Why PCA and not k-means cells: probing cells gathers scattered
+    rows, and at the same recall it cost more (bench/README.md, "Search at 100k"). The price:
+    512 bytes a row (49 MiB at 100k), and about 1 s of CPU to learn the directions and project
+    the rows, once per version (hence :data:`FIRST_PASS_WARM_ASKS`, :data:`FIRST_PASS_MIN_ROWS`).
     """
 
     def __init__(self, unit: npt.NDArray[np.float32], dims: int = FIRST_PASS_DIMS) -> None:
