@@ -18,7 +18,7 @@ from extractors.embedding import quantize, to_blob
 from kg.stores import nearest
 from kg.stores.nearest import Matrix
 
-ROWS = 3000
+ROWS = 8000
 DIMS = 384
 
 
