@@ -32,7 +32,7 @@ FIRST_PASS_CANDIDATES = 2000
 FIRST_PASS_SAMPLE_STEP = 20
 FIRST_PASS_WARM_ASKS = 3
 # Rows below which there is no first pass: at 10k rows it saved 0.3 ms a query (1.06 -> 0.75 ms)
-# for 0.6 s of CPU a version, and at 100k 6-7 ms for about 1 s (bench/README.md).
+# for 0.6 s of CPU a version, and at 100k 7-8 ms for 1-1.7 s (bench/README.md).
 FIRST_PASS_MIN_ROWS = 20_000
 
 
@@ -43,13 +43,13 @@ class FirstPass:
     Why: at 100k papers the exact scan (100k x 384 float32, 146 MiB read per query) costs about
     11 ms of CPU, half of a search's; memory bandwidth bounds it, so it costs what it reads.
     The first :data:`FIRST_PASS_DIMS` principal directions of MiniLM's paper vectors hold 80% of
-    their variance, so the projected product misses little of the cosine: over 150 search texts
-    and 500 dev titles at 100k, the 1,000 best rows by it held the exact top 20 (ids, order and
-    scores) of 649 of 650 queries, at 5.3-5.9 against 11.9-12.2 ms of CPU a query (load 8; 2.8
-    against 10.9 at load 3). Why PCA and not k-means cells: probing cells gathers scattered
-    rows, and at the same recall it cost more (bench/README.md, "Search at 100k"). The price:
-    512 bytes a row (49 MiB at 100k), and about 1 s of CPU to learn the directions and project
-    the rows, once per version (hence :data:`FIRST_PASS_WARM_ASKS`, :data:`FIRST_PASS_MIN_ROWS`).
+    their variance, so the projected product misses little of the cosine, even rounded to a few
+    levels: over 150 search texts and 500 dev titles at 100k, the 2,000 best rows by it held the
+    exact top 20 (ids, order and scores) of all 650 queries, at 3.8-4.7 against 12.0-12.3 ms of
+    CPU a query (load 5-6). Why PCA and not k-means cells: probing cells gathers scattered rows,
+    and at the same recall it cost more (bench/README.md, "Search at 100k"). The price: 256
+    bytes a row (24 MiB at 100k), and 1-1.7 s of CPU to learn the directions and project the
+    rows, once per version (hence :data:`FIRST_PASS_WARM_ASKS`, :data:`FIRST_PASS_MIN_ROWS`).
     """
 
     def __init__(self, unit: npt.NDArray[np.float32], dims: int = FIRST_PASS_DIMS) -> None:

@@ -5,8 +5,9 @@ vectors (here: vectors made of a few directions, as sentence embeddings mostly a
 must be the exact scan's, scores to the digit, excluded ids left out even when they are among
 the candidates; it must wait for a version's third ask (building it is paid once per version),
 and pages too large for its candidates, matrices below its bound of rows or no larger than the
-candidates, and the calls that do not ask for it (``similar``, ``like``) must rank every row. On vectors with no such directions
-(isotropic noise) it does miss rows, which shows the answers above come from the first pass.
+candidates, and the calls that do not ask for it (``similar``, ``like``) must rank every row.
+On vectors with no such directions (isotropic noise) it does miss rows, which shows the answers
+above come from the first pass.
 """
 
 from __future__ import annotations
