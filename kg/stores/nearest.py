@@ -37,8 +37,8 @@ FIRST_PASS_MIN_ROWS = 20_000
 
 
 class FirstPass:
-    """The unit rows projected on their principal directions: a scan a third the size of the
-    matrix's that finds the rows whose exact cosine is highest, almost always.
+    """The unit rows projected on their principal directions: a scan of a sixth of the matrix's
+    bytes that finds the rows whose exact cosine is highest, almost always.
 
     Why: at 100k papers the exact scan (100k x 384 float32, 146 MiB read per query) costs about
     11 ms of CPU, half of a search's; memory bandwidth bounds it, so it costs what it reads.
@@ -54,7 +54,7 @@ class FirstPass:
 
     def __init__(self, unit: npt.NDArray[np.float32], dims: int = FIRST_PASS_DIMS) -> None:
         # einsum, not ``@``, here too: OpenBLAS's threads spinning on two busy cores made the
-        # first build cost 3 s of CPU (0.4 s with one thread); einsum's own loops take 0.9 s at 100k
+        # first build cost 3 s of CPU (0.4 s with one thread); with einsum's own loops 1-1.7 s
         sample = unit[::FIRST_PASS_SAMPLE_STEP].astype(np.float64)
         sample -= sample.mean(axis=0)
         _, vectors = np.linalg.eigh(np.einsum("ij,ik->jk", sample, sample))  # ascending: keep the last
@@ -159,14 +159,20 @@ class Matrix:
         while it would not pay (fewer rows than ``first_pass_rows``, the page large, the version
         not yet warm).
 
-        Why not at once: building it costs about half a second of CPU at 100k rows, paid again
-        at every store version; a store under ingest gets a new version every few seconds, and
-        a search or two per version would each pay it (as :mod:`kg.stores.sqlite.heavy_ties`)."""
+        Why not at once: building it costs 1-1.7 s of CPU at 100k rows, paid again at every
+        store version; a store under ingest gets a new version every few seconds, and a search
+        or two per version would each pay it (as :mod:`kg.stores.sqlite.heavy_ties`). Only the
+        ask that reaches the count builds it, outside the lock: searches meanwhile scan every
+        row rather than wait."""
         if len(self.ids) < self._first_pass_rows or k > FIRST_PASS_CANDIDATES // 10:
             return None
         with self._lock:
-            if self._first_pass is None:
-                self._rough_asks += 1
-                if self._rough_asks >= FIRST_PASS_WARM_ASKS:
-                    self._first_pass = FirstPass(self.unit)
-            return self._first_pass
+            if self._first_pass is not None:
+                return self._first_pass
+            self._rough_asks += 1
+            if self._rough_asks != FIRST_PASS_WARM_ASKS:
+                return None
+        built = FirstPass(self.unit)
+        with self._lock:
+            self._first_pass = built
+        return built
