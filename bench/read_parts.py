@@ -6,6 +6,8 @@ the texts and concepts are ``bench/api_latency.py``'s, drawn from the store)::
     python bench/read_parts.py search STORE_DIR OUT.json [--pool 150]
     python bench/read_parts.py graph STORE_DIR OUT.json [--pool 150]
     python bench/read_parts.py compare BASE.json BRANCH.json
+    python bench/read_parts.py parts STORE_DIR OUT.json [--pool 150]
+    python bench/read_parts.py nearest STORE_DIR OUT.json [--pool 150] [--titles FILE.jsonl ...]
 
 ``search``: each text through ``ReadService.search`` (20 hits), its answer (ids and scores as
 ``repr``) and the CPU of the word side (the store's ``search`` calls), then the same for the
@@ -15,6 +17,15 @@ and the co-author ties at weight 2 and 3 among the 50 most prolific authors' dep
 as hashes; and the CPU of ``pair_edges_among`` for the benchmark's view (minWeight 2, 100 nodes),
 its first call (which reads the version's heavy ties) apart. ``compare``: how many answers are
 byte-identical, differ only in scores, or changed (and how many of a changed page's ids stay).
+``parts``: where a new search's CPU goes, in-process, over the same texts: the query's embedding,
+the every-word and the any-word store queries, the nearest-paper scan, the hits' vectors, the
+hydration of the papers found by meaning alone, and the rest (blending, sorting); mean, median
+and max of each part, ms of CPU a text. ``nearest``: the first pass a search's nearest papers
+come from (``kg.stores.nearest.FirstPass``) against the exact scan, on the version's matrix: for
+the benchmark's texts and the first 250 titles of each ``--titles`` file (embedded here), how
+many top 20s are the same (ids, order and scores), the recall, each differing text's missed
+hits, and the CPU a query of each; and, as ``similar`` would ask (40, the paper left out), for
+500 store papers' own vectors.
 """
 
 from __future__ import annotations
@@ -71,6 +82,104 @@ def search(store: SQLiteStore, texts: list[str]) -> dict[str, Any]:
         f"{len(raw)} texts need the any-word query"
     )
     return {"search": answers, "any-word BM25": raw}
+
+
+def parts(store: SQLiteStore, texts: list[str]) -> dict[str, Any]:
+    import kg.read.service as service_module
+
+    service = ReadService(store)
+    service.search("warm up text", 20)
+    spent: dict[str, float] = {}
+
+    def timed(name: Any, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            key = name(args, kwargs) if callable(name) else name
+            start = _cpu()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] = spent.get(key, 0.0) + _cpu() - start
+
+        return wrapper
+
+    def which(args: Any, kwargs: Any) -> str:
+        return "every-word query" if kwargs.get("every_word") else "any-word query"
+
+    names = ("embedding", "every-word query", "any-word query", "nearest scan", "hits' vectors", "hydration")
+    originals = (service_module._embed_text, store.search, store.nearest_papers, store.paper_embeddings)
+    service_module._embed_text = timed("embedding", service_module._embed_text)
+    store.search = timed(which, store.search)  # type: ignore[method-assign]
+    store.nearest_papers = timed("nearest scan", store.nearest_papers)  # type: ignore[method-assign]
+    store.paper_embeddings = timed("hits' vectors", store.paper_embeddings)  # type: ignore[method-assign]
+    store.get_nodes = timed("hydration", store.get_nodes)  # type: ignore[method-assign]
+    table: dict[str, list[float]] = {n: [] for n in (*names, "rest", "search")}
+    for text in texts:
+        spent.clear()
+        start = _cpu()
+        service.search(text, 20)
+        whole = _cpu() - start
+        for n in names:
+            table[n].append(spent.get(n, 0.0))
+        table["rest"].append(whole - sum(spent.values()))
+        table["search"].append(whole)
+    service_module._embed_text = originals[0]
+    store.search, store.nearest_papers, store.paper_embeddings = originals[1:]  # type: ignore[method-assign]
+    for n, xs in table.items():
+        mean, median = statistics.mean(xs), statistics.median(xs)
+        print(f"{n:>18}: mean {mean:6.2f}  median {median:6.2f}  max {max(xs):7.1f} ms")
+    return {"parts": table}
+
+
+def nearest(store: SQLiteStore, texts: list[str], title_files: list[Path]) -> dict[str, Any]:
+    import numpy as np
+
+    from extractors.embedding import default_embedder
+    from kg.stores.nearest import FirstPass
+    from kg.stores.sqlite import vectors
+
+    matrix = vectors.read_matrix(store._reader())
+    start = _cpu()
+    matrix._first_pass = FirstPass(matrix.unit)
+    print(f"{len(matrix.ids)} rows; first pass built in {_cpu() - start:.0f} ms of CPU")
+    titles = []
+    for path in title_files:
+        with path.open() as f:
+            titles += [json.loads(line)["title"] for _, line in zip(range(250), f, strict=False)]
+    embedder = default_embedder()
+    out: dict[str, Any] = {}
+    for part, queries in (("texts", texts), ("titles", titles)):
+        blobs = [embedder.embed_quantized([q])[0] for q in queries]
+        start = _cpu()
+        exact = [matrix.nearest(b, 20, ()) for b in blobs]
+        exact_ms = (_cpu() - start) / max(len(blobs), 1)
+        start = _cpu()
+        rough = [matrix.nearest(b, 20, (), approximate=True) for b in blobs]
+        rough_ms = (_cpu() - start) / max(len(blobs), 1)
+        same = sum(a == e for a, e in zip(rough, exact, strict=True))
+        kept = [
+            len({p for p, _ in a} & {p for p, _ in e}) / max(len(e), 1)
+            for a, e in zip(rough, exact, strict=True)
+        ]
+        print(
+            f"{part}: top 20 the same for {same} of {len(blobs)}, "
+            f"recall {statistics.mean(kept or [1.0]):.4f}; "
+            f"exact scan {exact_ms:.2f} ms, first pass {rough_ms:.2f} ms of CPU a query"
+        )
+        for q, a, e in zip(queries, rough, exact, strict=True):
+            if a != e:
+                missed = [(p, s, e.index((p, s)) + 1) for p, s in e if (p, s) not in a]
+                print(f"  differs: {q[:70]!r} misses (id, score, rank) {missed}")
+        out[part] = {q: [a, e] for q, a, e in zip(queries, rough, exact, strict=True)}
+    picked = np.random.default_rng(7).choice(len(matrix.ids), min(500, len(matrix.ids)), replace=False)
+    ids = [matrix.ids[i] for i in picked]
+    own = vectors.vectors_of(store._reader(), ids)
+    same = sum(
+        matrix.nearest(v, 40, (pid,), approximate=True) == matrix.nearest(v, 40, (pid,))
+        for pid, v in zip(ids, own, strict=True)
+        if v is not None
+    )
+    print(f"store papers (40 nearest, the paper left out): the same for {same} of {len(ids)}")
+    return out
 
 
 def graph(store: SQLiteStore, concepts: list[str]) -> dict[str, Any]:
@@ -132,10 +241,11 @@ def compare(base: dict[str, Any], branch: dict[str, Any]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["search", "graph", "compare"])
+    parser.add_argument("what", choices=["search", "graph", "compare", "parts", "nearest"])
     parser.add_argument("first", type=Path)
     parser.add_argument("second", type=Path)
     parser.add_argument("--pool", type=int, default=150)
+    parser.add_argument("--titles", type=Path, nargs="*", default=[], help="jsonl files of dev papers")
     args = parser.parse_args()
     if args.what == "compare":
         compare(json.loads(args.first.read_text()), json.loads(args.second.read_text()))
@@ -144,6 +254,10 @@ def main() -> int:
     measured = pick_parameters(store, args.pool).measured
     if args.what == "search":
         out = search(store, [p["text"] for p in measured["search"]])
+    elif args.what == "nearest":
+        out = nearest(store, [p["text"] for p in measured["search"]], args.titles)
+    elif args.what == "parts":
+        out = parts(store, [p["text"] for p in measured["search"]])
     else:
         out = graph(store, [p["concept"] for p in measured["concept_graph"]])
     args.second.write_text(json.dumps(out))

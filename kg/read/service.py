@@ -350,7 +350,9 @@ class ReadService:
             return hits
         query = self._memo(("like", text), lambda: _embed_text(text))
         phrases, _ = search_terms(text)
-        nearest = [] if phrases else self.store.nearest_papers(query, limit)
+        # approximate: a search's nearest papers from the store's first pass (at 100k, 3.8-4.7
+        # against 12 ms; kg.stores.nearest.FirstPass); similar and like rank the whole matrix
+        nearest = [] if phrases else self.store.nearest_papers(query, limit, approximate=True)
         words = {h.node.id for h in hits}
         added = [pid for pid, _ in nearest if pid not in words]
         papers = [h.node.id for h in hits if h.node.label == "Paper"] + added

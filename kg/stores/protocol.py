@@ -567,10 +567,13 @@ class ReadStore(GraphStore, Protocol):
         ...
 
     def nearest_papers(
-        self, vector: bytes, limit: int, exclude: Sequence[str] = ()
+        self, vector: bytes, limit: int, exclude: Sequence[str] = (), approximate: bool = False
     ) -> list[tuple[str, float]]:
         """Up to ``limit`` papers by cosine similarity of their vector to ``vector`` (rounded to
-        4 decimals), best first, then by id; ``exclude``: ids left out (the query paper)."""
+        4 decimals), best first, then by id; ``exclude``: ids left out (the query paper).
+        ``approximate``: the caller accepts that a paper a cheaper first pass misses is missing
+        (the scores of those found are the same): a search's few nearest papers. Neo4j's
+        vector index is always such a first pass."""
         ...
 
     def papers_without_embedding(self, limit: int, after: str = "") -> list[tuple[str, str, str]]:

@@ -334,8 +334,9 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         return [found.get(i) for i in ids]
 
     def nearest_papers(
-        self, vector: bytes, limit: int, exclude: Sequence[str] = ()
+        self, vector: bytes, limit: int, exclude: Sequence[str] = (), approximate: bool = False
     ) -> list[tuple[str, float]]:
+        # approximate or not: the vector index is a first pass, its candidates ranked exactly
         if limit <= 0:
             return []
         k = max(vectors.MIN_CANDIDATES, vectors.CANDIDATES_PER_HIT * limit) + len(set(exclude))

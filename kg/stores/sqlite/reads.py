@@ -456,9 +456,10 @@ class SQLiteReads:
             return vectors.vectors_of(self._reader(), ids)
 
     def nearest_papers(
-        self, vector: bytes, limit: int, exclude: Sequence[str] = ()
+        self, vector: bytes, limit: int, exclude: Sequence[str] = (), approximate: bool = False
     ) -> list[tuple[str, float]]:
-        """Papers by cosine to ``vector``, best first: a scan of the version's cached matrix."""
+        """Papers by cosine to ``vector``, best first: a scan of the version's cached matrix
+        (``approximate``: of its first pass's candidates, :class:`kg.stores.nearest.FirstPass`)."""
         cache: vectors.VectorCache | None = getattr(self, "_vector_cache", None)
         if cache is None:
             cache = self._vector_cache = vectors.VectorCache()
@@ -468,7 +469,7 @@ class SQLiteReads:
             with self._errors():
                 return vectors.read_matrix(self._reader())
 
-        return cache.get(version, read).nearest(vector, limit, exclude)
+        return cache.get(version, read).nearest(vector, limit, exclude, approximate)
 
     def papers_without_embedding(self, limit: int, after: str = "") -> list[tuple[str, str, str]]:
         with self._errors():
