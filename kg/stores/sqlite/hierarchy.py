@@ -65,6 +65,10 @@ class Hierarchy:
         seen.discard(concept_id)
         return sorted(seen - self.absent)[: max(0, limit)]
 
+    def closures(self, limit: int) -> dict[str, tuple[str, ...]]:
+        """:meth:`closure` of every concept with narrower ones (those without have none)."""
+        return {broad: tuple(self.closure(broad, limit)) for broad in self.below}
+
 
 class HierarchyCache:
     """The :class:`Hierarchy` of the store version last asked for (one per store object)."""
