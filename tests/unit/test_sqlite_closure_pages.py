@@ -93,7 +93,7 @@ def _pages(store: SQLiteStore, queries: list[PaperQuery]) -> list[Page]:
 def _statements_run(store: SQLiteStore, queries: list[PaperQuery], warm_asks: int) -> tuple[list[Page], int]:
     """Every page of ``queries`` with a fresh cache building at ``warm_asks``, and how many
     statements read ``rels`` to answer them."""
-    store._closure_pages_cache = ClosurePagesCache(warm_asks=warm_asks)  # type: ignore[attr-defined]
+    store._closure_pages_cache = ClosurePagesCache(warm_asks=warm_asks)
     seen: list[str] = []
     conn = store._reader()
     store.papers(queries[0], 0, 1)  # builds the lists when warm_asks is 1
