@@ -23,6 +23,7 @@ paper is left to the statements (they count such a start but do not list it).
 ...     [[("c:a", "p:old", CLIMBS, 0.9), ("c:a", "p:new", CLIMBS, 0.5), ("c:b", "p:mid", CLIMBS, 0.7)],
 ...      [("c:b", "p:old", OWN, 0.95), ("c:b", "p:new", CLIMBS, None)]],
 ...     {"c:a": ("c:b",)},
+...     own_min=1,
 ... )
 >>> pages.page(("c:a", "c:b"), ("c:b",), "RELEVANCE", 0, 10)  # c:b's about = 2 link stays below
 Page(ids=['p:old', 'p:mid', 'p:new'], total=3)
@@ -61,31 +62,34 @@ _PAPERS = (
 )
 _NO_RANK = -np.inf  # a NULL rank: MAX ignores it; a paper with none scores 0.0 (COALESCE)
 _CHUNK = 65_536  # link rows turned into arrays at a time (few Python objects alive at once)
+# Links a concept needs for its own list to be held. Fewer are a short index range the statements
+# read in about 0.1-0.3 ms at 100k papers (40-75 papers: 0.26 ms a page), and holding the ids of
+# the 196,120 concepts with links cost 25 MB more for the 506 of 100 links or more that matter.
+OWN_MIN = 64
 
 Codes = npt.NDArray[np.int32]
 
 
 class ClosurePages:
-    """Each concept's own papers (itself alone: ``about`` >= 1 or ``INTRODUCES``) and each broad
+    """Each concept's own papers (itself alone: ``about`` >= 1 or ``INTRODUCES``; a concept of
+    at least ``own_min`` links) and each broad
     concept's closure papers (the climbs rule: ``about`` 1 or 2 for itself, 1 below it), each in
     both orders as codes into :attr:`ids`."""
 
     def __init__(
         self,
         ids: list[str],
-        slots: dict[str, int],
+        own: dict[str, int],
         own_ptr: npt.NDArray[np.int64],
         own_relevance: Codes,
         own_newest: Codes,
-        unsure: npt.NDArray[np.bool_],
         wide: dict[str, tuple[tuple[str, ...], Codes, Codes]],
     ) -> None:
         self.ids = ids
-        self.slots = slots  # concept id -> its slot in own_ptr
+        self.own = own  # concept id -> its place in own_ptr (concepts of OWN_MIN links or more)
         self.own_ptr = own_ptr
         self.own_relevance = own_relevance
         self.own_newest = own_newest
-        self.unsure = unsure  # slots with a link from no paper: the statements answer them
         self.wide = wide  # concept id -> (its closure below it, relevance codes, newest codes)
 
     @classmethod
@@ -94,7 +98,7 @@ class ClosurePages:
         that has narrower ones, as ``narrower_closure`` lists it after the concept."""
         ids = [r[0] for r in c.execute(_PAPERS)]
         rows = iter(c.execute(_LINKS))
-        return cls.from_rows(ids, iter(lambda: list(islice(rows, _CHUNK)), []), closures)
+        return cls.from_rows(ids, iter(lambda: list(islice(rows, _CHUNK)), []), closures, OWN_MIN)
 
     @classmethod
     def from_rows(
@@ -102,10 +106,11 @@ class ClosurePages:
         ids: list[str],
         chunks: Iterable[list[tuple[str, str, int, float | None]]],
         closures: Mapping[str, tuple[str, ...]],
+        own_min: int,
     ) -> ClosurePages:
         """From the papers in the newest order, the links that count as ``(concept, paper,
         kind, rank)`` rows (each concept's rows together), in lists; ``closures``: each broad
-        concept's closure below it."""
+        concept's closure below it; ``own_min``: the links a concept needs for its own list."""
         code_of = {pid: i for i, pid in enumerate(ids)}
         names: list[str] = []  # each concept once, in the rows' order
         slot_parts, code_parts, kind_parts, rank_parts = [], [], [], []
@@ -137,9 +142,16 @@ class ClosurePages:
         unsure[slot_a[code_a < 0]] = True
         row_ptr = np.zeros(n_slots + 1, dtype=np.int64)
         np.cumsum(np.bincount(slot_a, minlength=n_slots), out=row_ptr[1:])
-        # own lists: every row counts (the statement's about >= 1 or INTRODUCES)
-        own_ptr, own_relevance, own_newest = _grouped_lists(slot_a, code_a, rank_a, n_slots)
-        del slot_a
+        # own lists of the concepts with own_min links or more, none unsure: every row counts
+        # (the statement's about >= 1 or INTRODUCES)
+        held = (np.diff(row_ptr) >= own_min) & ~unsure
+        renumber = np.cumsum(held) - 1
+        rows = held[slot_a]
+        own_ptr, own_relevance, own_newest = _grouped_lists(
+            renumber[slot_a[rows]], code_a[rows], rank_a[rows], int(held.sum())
+        )
+        own = {names[i]: int(renumber[i]) for i in np.flatnonzero(held).tolist()}
+        del slot_a, rows, names
         # closure lists: the concept's own rows with about 1 or 2, its closure's with about 1
         climbs = kind_a == CLIMBS
         own_counts = climbs | (kind_a == OWN)
@@ -156,7 +168,7 @@ class ClosurePages:
             rows = np.concatenate((mine[own_counts[mine]], theirs[climbs[theirs]]))
             newest, relevance = _one_list(code_a[rows], rank_a[rows])
             wide[concept] = (tuple(below), relevance, newest)
-        return cls(ids, slots, own_ptr, own_relevance, own_newest, unsure, wide)
+        return cls(ids, own, own_ptr, own_relevance, own_newest, wide)
 
     @property
     def nbytes(self) -> int:
@@ -188,10 +200,8 @@ class ClosurePages:
         return Page(ids=[ids[i] for i in window.tolist()], total=len(codes))
 
     def _own(self, concept: str) -> tuple[Codes, Codes] | None:
-        slot = self.slots.get(concept)
-        if slot is None:
-            return _EMPTY, _EMPTY
-        if self.unsure[slot]:
+        slot = self.own.get(concept)
+        if slot is None:  # a concept of few links (the statements' range is short) or unsure
             return None
         a, b = int(self.own_ptr[slot]), int(self.own_ptr[slot + 1])
         return self.own_relevance[a:b], self.own_newest[a:b]
