@@ -225,3 +225,18 @@ def test_the_lists_are_built_at_the_warm_ask(asks: int) -> None:
     assert [r is not None for r in results] == [False, False, True][:asks]
     assert cache.get(8, build) is None  # a new version starts over
     assert len(built) == (1 if asks == 3 else 0)
+
+
+def test_closures_walked_for_the_lists_are_the_closures(tmp_path: Path, seed_records: list[Any]) -> None:
+    store = SQLiteStore(tmp_path)
+    store.upsert(seed_records)
+    c = sqlite3.connect(store.path)
+    concepts = [r[0] for r in c.execute("SELECT id FROM nodes WHERE label = 'Concept' ORDER BY id")]
+    walked = {
+        (cid, limit): store.narrower_closure(cid, limit) for cid in concepts for limit in (HELD_CLOSURE, 2)
+    }
+    query = _queries(store, [concepts[0]])[0]
+    for _ in range(WARM_ASKS):  # the lists are built: every closure walked at the held limit
+        store.papers(query, 0, 5)
+    assert store._closure_pages_cache.get(store.version(), lambda: None) is not None
+    assert {(cid, limit): store.narrower_closure(cid, limit) for cid, limit in walked} == walked
