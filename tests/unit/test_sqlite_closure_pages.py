@@ -240,3 +240,15 @@ def test_closures_walked_for_the_lists_are_the_closures(tmp_path: Path, seed_rec
         store.papers(query, 0, 5)
     assert store._closure_pages_cache.get(store.version(), lambda: None) is not None
     assert {(cid, limit): store.narrower_closure(cid, limit) for cid, limit in walked} == walked
+
+
+@pytest.mark.usefixtures("every_list")
+def test_the_in_memory_store_answers_alike() -> None:
+    store = SQLiteStore(None)  # one connection under the store's lock: the build reads through it
+    store.upsert(_small_store_records())
+    queries = _queries(store, [FIELD.id, MID.id, LEAF.id, SIDE.id])
+    store._closure_pages_cache = ClosurePagesCache(warm_asks=NEVER)
+    by_statements = _pages(store, queries)
+    store._closure_pages_cache = ClosurePagesCache(warm_asks=1)
+    assert _pages(store, queries) == by_statements
+    assert store._closure_pages_cache.get(store.version(), lambda: None) is not None
