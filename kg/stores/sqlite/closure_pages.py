@@ -9,7 +9,9 @@ concepts. Per-concept caches do not help a server asked about many concepts. So,
 is warm, every concept's list is built in one pass (numpy arrays of paper codes, a paper's code
 being its place in the newest order) from the links that count (``INTRODUCES``, ``MENTIONS``
 with ``about`` >= 1) and the version's hierarchy (:mod:`kg.stores.sqlite.hierarchy`); a page is
-then a slice and the total a length.
+then a slice and the total a length: ``store.papers`` 4.5 -> 0.02 ms in-process at 100k papers.
+Built in 2.3-2.6 s of CPU at 100k papers (0.27 s at 10k), once per version and only once the
+version is warm (:class:`ClosurePagesCache`); held: 13.4 MB (Python's peak while building 102 MB).
 
 Exactly the statements' answers (``SQLiteReads.papers`` / ``_relevant_papers``): the newest
 order is SQLite's own (``nodes_by_order``), relevance is each paper's best ``rank`` over the
