@@ -5,6 +5,7 @@ the texts and concepts are ``bench/api_latency.py``'s, drawn from the store)::
 
     python bench/read_parts.py search STORE_DIR OUT.json [--pool 150]
     python bench/read_parts.py graph STORE_DIR OUT.json [--pool 150]
+    python bench/read_parts.py pages STORE_DIR OUT.json [--pool 150]
     python bench/read_parts.py compare BASE.json BRANCH.json
     python bench/read_parts.py parts STORE_DIR OUT.json [--pool 150]
     python bench/read_parts.py nearest STORE_DIR OUT.json [--pool 150] [--titles FILE.jsonl ...]
@@ -26,6 +27,11 @@ the benchmark's texts and the first 250 titles of each ``--titles`` file (embedd
 many top 20s are the same (ids, order and scores), the recall, each differing text's missed
 hits, and the CPU a query of each; and, as ``similar`` would ask (40, the paper left out), for
 500 store papers' own vectors.
+``pages``: concept pages (about only) of the benchmark's concepts and of 50 from rank 3,000 of
+the paper-count list, each with and without its narrower concepts, by relevance and newest
+first, at offsets 0, 20, 1,000, the last three and past the end (20 a page), as ``[total, ids]``;
+and the CPU of ``store.papers`` for the benchmark's first pages (both orders, the closures from
+``ReadService``), the version's first asks apart.
 """
 
 from __future__ import annotations
@@ -221,6 +227,43 @@ def graph(store: SQLiteStore, concepts: list[str]) -> dict[str, Any]:
     return {"graph": views}
 
 
+def pages(store: SQLiteStore, ids: list[str]) -> dict[str, Any]:
+    service = ReadService(store)
+    queries = [
+        service.concept_query(cid, narrower, True, order)
+        for cid in ids
+        for narrower in (True, False)
+        for order in ("RELEVANCE", "NEWEST")
+    ]
+    start = _cpu()
+    for q in queries[:2]:
+        store.papers(q, 0, 20)
+    cold = _cpu() - start
+    start = _cpu()
+    store.papers(queries[2], 0, 20)  # the version's third ask: the branch builds its lists
+    third = _cpu() - start
+    answers = {}
+    for cid, q in zip([c for c in ids for _ in range(4)], queries, strict=True):
+        total = store.papers(q, 0, 20).total
+        for offset in sorted({0, 20, 1000, max(0, total - 3), total}):
+            page = store.papers(q, offset, 20)
+            key = f"{cid}|{len(q.concepts or ())}|{q.order}|{offset}"
+            answers[key] = json.dumps([page.total, page.ids])
+    bench = [q for i, q in enumerate(queries[: 4 * 150]) if i % 4 in (0, 1)]  # with narrower, both orders
+    rounds = []
+    for _ in range(3):
+        start = _cpu()
+        for q in bench:
+            store.papers(q, 0, 20)
+        rounds.append((_cpu() - start) / len(bench))
+    print(
+        f"{len(answers)} answers; the version's first two pages {cold:.0f} ms, its third {third:.0f} ms; "
+        f"store.papers, first page with the narrower concepts ({len(bench)} pages, both orders): "
+        f"{' / '.join(f'{r:.3f}' for r in rounds)} ms a page over three rounds"
+    )
+    return {"pages": answers}
+
+
 def compare(base: dict[str, Any], branch: dict[str, Any]) -> None:
     for part, answers in base.items():
         same = scores = changed = 0
@@ -241,7 +284,7 @@ def compare(base: dict[str, Any], branch: dict[str, Any]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["search", "graph", "compare", "parts", "nearest"])
+    parser.add_argument("what", choices=["search", "graph", "pages", "compare", "parts", "nearest"])
     parser.add_argument("first", type=Path)
     parser.add_argument("second", type=Path)
     parser.add_argument("--pool", type=int, default=150)
@@ -258,6 +301,11 @@ def main() -> int:
         out = nearest(store, [p["text"] for p in measured["search"]], args.titles)
     elif args.what == "parts":
         out = parts(store, [p["text"] for p in measured["search"]])
+    elif args.what == "pages":
+        service = ReadService(store)
+        named = [service.require_concept(p["concept"]).id for p in measured["concept_papers_authors"]]
+        wide = [n.id for n in service.list_concepts(None, None, "PAPER_COUNT", 3000, 50)[0]]
+        out = pages(store, named + wide)
     else:
         out = graph(store, [p["concept"] for p in measured["concept_graph"]])
     args.second.write_text(json.dumps(out))

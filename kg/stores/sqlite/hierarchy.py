@@ -29,6 +29,9 @@ class Hierarchy:
     def __init__(self, links: list[tuple[str, str, int]]) -> None:
         self.below: dict[str, list[str]] = {}
         self.absent: set[str] = set()
+        # every closure at one limit, once :meth:`closures` has walked them (the concept pages'
+        # lists need them all: kg.stores.sqlite.closure_pages), so a page's closure is a look-up
+        self._walked: tuple[int, dict[str, tuple[str, ...]]] | None = None
         for broad, narrow, exists in links:
             self.below.setdefault(broad, []).append(narrow)
             if not exists:
@@ -51,6 +54,9 @@ class Hierarchy:
     def closure(self, concept_id: str, limit: int) -> list[str]:
         """Every concept below ``concept_id`` (not itself), at any depth, that is a node, by id,
         at most ``limit``: what ``SQLiteReads.narrower_closure`` lists after the concept."""
+        walked = self._walked
+        if walked is not None and walked[0] == limit:
+            return list(walked[1].get(concept_id, ()))
         seen = {concept_id}
         frontier = [concept_id]
         below = self.below
@@ -64,6 +70,17 @@ class Hierarchy:
             frontier = found
         seen.discard(concept_id)
         return sorted(seen - self.absent)[: max(0, limit)]
+
+    def closures(self, limit: int) -> dict[str, tuple[str, ...]]:
+        """:meth:`closure` of every concept with narrower ones (those without have none), kept
+        for later closures at the same ``limit``."""
+        walked = self._walked
+        if walked is None or walked[0] != limit:
+            walked = self._walked = (
+                limit,
+                {broad: tuple(self.closure(broad, limit)) for broad in self.below},
+            )
+        return walked[1]
 
 
 class HierarchyCache:
