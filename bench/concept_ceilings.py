@@ -41,12 +41,14 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import math  # noqa: E402
 import pickle  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Iterable, Sequence  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -60,12 +62,11 @@ from kg.stores.sqlite import SQLiteStore  # noqa: E402
 
 Stems = tuple[str, ...]
 TARGET = 1.7
-PAGE = 100  # the API's largest page (Settings.max_page_size)
 
 LISTS = """query($after: String) { papers(first: 50, after: $after) {
     pageInfo { hasNextPage endCursor }
-    nodes { id keyConcepts(first: %d) { name surface score salience about source
-        concept { paperCount(includeNarrower: false, includeMentions: true) } } } } }""" % PAGE
+    nodes { id keyConcepts(first: 100) { name surface score salience about source
+        concept { paperCount(includeNarrower: false, includeMentions: true) } } } } }"""
 CONCEPT_COUNT = """query($name: String!) { concept(name: $name) {
     paperCount(includeNarrower: false, includeMentions: true) } }"""
 STATS = "{ stats { nodes { label count } } }"
@@ -154,7 +155,7 @@ def pools(papers: Sequence[EvalPaper]) -> tuple[list[set[str]], list[set[str]]]:
         ):
             stage(ctx)
 
-        def spelt(spans: Iterable[tuple[int, int]]) -> Iterable[str]:
+        def spelt(spans: Iterable[tuple[int, int]], text: str = text, stream: Any = stream) -> Iterable[str]:
             for s, e in spans:
                 if e > s:
                     yield text[stream.starts[s] : stream.ends[e - 1]]
@@ -256,7 +257,11 @@ def present_hits(paper: EvalPaper) -> int:
     """Author keywords present in the title or abstract (the harness's :func:`is_present`)."""
     from kg.eval.evaluation import is_present
 
-    return sum(1 for k in {stem_phrase(k): k for k in paper.keywords if stem_phrase(k)}.values() if is_present(k, paper))
+    return sum(
+        1
+        for k in {stem_phrase(k): k for k in paper.keywords if stem_phrase(k)}.values()
+        if is_present(k, paper)
+    )
 
 
 def inside(haystack: Stems, needle: Stems) -> bool:
@@ -291,15 +296,33 @@ def is_common(item: Item, store_papers: int) -> bool:
     return item.linked >= BROAD_SHARE * store_papers
 
 
+def api_key(k: Item) -> tuple[bool, float, float]:
+    """The API's best-first key as far as the list shows it (:func:`kg.read.key_concepts.rank_key`)."""
+    return (not k.about, -k.score, -k.salience)
+
+
+def field_tail(items: Sequence[Item]) -> int:
+    """Where the API's list of the store's field words starts (``len(items)`` if none): the list is
+    sorted by :func:`api_key`, then the one-word concepts common in the store (by the store's own
+    node counts, :func:`kg.read.key_concepts.demote_field_words`) follow, sorted too, so the
+    first break in the order is where they begin."""
+    for i in range(1, len(items)):
+        if api_key(items[i]) < api_key(items[i - 1]):
+            return i
+    return len(items)
+
+
 def rank_with_factor(items: Sequence[Item], factor: float, store_papers: int) -> list[Item]:
-    """The API's about-first order with a common concept's score multiplied by ``factor``."""
+    """The API's order with a common concept's score multiplied by ``factor`` (about first, then
+    score; the field words the API put last stay last)."""
+    cut = field_tail(items)
 
     def key(pair: tuple[int, Item]) -> tuple[bool, float, int]:
         i, k = pair
         s = k.score * (factor if is_common(k, store_papers) else 1.0)
         return (not k.about, -s, i)
 
-    return [k for _, k in sorted(enumerate(items), key=key)]
+    return [k for _, k in sorted(enumerate(items[:cut]), key=key)] + list(items[cut:])
 
 
 def rank_common_last(items: Sequence[Item], store_papers: int) -> list[Item]:
@@ -353,6 +376,120 @@ def oracle_items(paper: EvalPaper, items: Sequence[Item], store_papers: int, cap
     return hits + rest
 
 
+# --------------------------------------------------------------------------- designs on the API's lists
+
+LEARNED_TOP = 30  # the learned order re-ranks the API's best 30 (the ranker's RERANK_TOP)
+
+
+def item_features(k: Item, rank: int, store_papers: int) -> list[float]:
+    """What a read-time order could weigh: the list's own fields, the API rank, the store share."""
+    share = k.linked / max(store_papers, 1)
+    words = len(k.surface.split())
+    return [
+        1.0,
+        float(k.about),
+        k.score,
+        math.log1p(max(k.score, 0.0)),
+        k.salience,
+        float(k.source == "VOCABULARY"),
+        float(k.source == "PREDICTED"),
+        float(k.linked <= 1),
+        math.log(max(share, 1e-4)),
+        float(share >= BROAD_SHARE),
+        float(share >= BROAD_SHARE and len(k.name.split()) == 1),
+        float(words),
+        float(words == 1),
+        float(stem_phrase(k.surface) == stem_phrase(k.name)),
+        math.log1p(rank),
+    ]
+
+
+def labelled(
+    paper: EvalPaper, items: Sequence[Item], store_papers: int
+) -> tuple[list[list[float]], list[float]]:
+    gold = gold_of(paper)
+    seen: set[Stems] = set()
+    xs, ys = [], []
+    for i, k in enumerate(items[:LEARNED_TOP]):
+        stems = stem_phrase(k.surface)
+        ys.append(float(stems in gold and stems not in seen))
+        seen.add(stems)
+        xs.append(item_features(k, i, store_papers))
+    return xs, ys
+
+
+def fit_logistic(x: Any, y: Any, l2: float = 1.0) -> tuple[Any, Any, Any]:
+    """L2 logistic regression by Newton steps on standardised features (as scripts/train_ranker.py)."""
+    import numpy as np
+
+    mu, sd = x.mean(0), x.std(0)
+    mu[0], sd[0] = 0.0, 1.0
+    sd[sd == 0] = 1.0
+    z = (x - mu) / sd
+    w = np.zeros(x.shape[1])
+    for _ in range(25):
+        p = 1 / (1 + np.exp(-z @ w))
+        grad = z.T @ (p - y) + l2 * w
+        hess = (z * (p * (1 - p))[:, None]).T @ z + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hess, grad)
+    return mu, sd, w
+
+
+def learned_lists(
+    model: tuple[Any, Any, Any],
+    lists: Sequence[Sequence[Item]],
+    store_papers: int,
+    common_factor: float = 1.0,
+) -> list[list[Item]]:
+    """Each list's best :data:`LEARNED_TOP` re-ordered by the model (a common concept's odds times
+    ``common_factor``), the rest after them as the API listed them."""
+    import numpy as np
+
+    mu, sd, w = model
+    out: list[list[Item]] = []
+    for items in lists:
+        top = list(items[:LEARNED_TOP])
+        if not top:
+            out.append([])
+            continue
+        z = ((np.array([item_features(k, i, store_papers) for i, k in enumerate(top)]) - mu) / sd) @ w
+        bonus = [
+            math.log(common_factor) if is_common(k, store_papers) and common_factor > 0 else 0.0 for k in top
+        ]
+        order = sorted(range(len(top)), key=lambda i: -(z[i] + bonus[i]))
+        out.append([top[i] for i in order] + list(items[LEARNED_TOP:]))
+    return out
+
+
+Shown = tuple[list[list[str]], Sequence[Sequence[Item]]]  # (strings scored, the items in order)
+
+
+def factor_rule(factor: float, items: Sequence[Item], store_papers: int) -> list[Item]:
+    return rank_with_factor(items, factor, store_papers)
+
+
+def cap_rule(cap: int, items: Sequence[Item], store_papers: int) -> list[Item]:
+    return rank_with_cap(items, cap, store_papers)
+
+
+def show_name(paper: EvalPaper, k: Item) -> str:
+    return k.name
+
+
+def show_name_if_shorter(paper: EvalPaper, k: Item) -> str:
+    return k.name if len(k.surface.split()) > len(k.name.split()) else k.surface
+
+
+def show_name_if_written(paper: EvalPaper, k: Item) -> str:
+    return k.name if written(paper, k.name) else k.surface
+
+
+def written(paper: EvalPaper, phrase: str) -> bool:
+    """Whether the paper's title or abstract holds the phrase (stemmed, contiguous)."""
+    stems = stem_phrase(phrase)
+    return bool(stems) and any(inside(stem_phrase(t), stems) for t in (paper.title, paper.abstract))
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -384,7 +521,8 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
     print("\n## F1@10 ceilings (ratio to YAKE in this run; alone / all sets where the store matters)\n")
     print(
         "| dev set (papers) | YAKE | API top 10 | (a) re-rank API list | (a+) names too | "
-        "(b) scored candidates | (b+) before any cut | (c) + sub-phrases | (d) text phrases | (d+) (c) or text | "
+        "(b) scored candidates | (b+) before any cut | (c) + sub-phrases | (d) text phrases | "
+        "(d+) (c) or text | "
         "keywords absent from title+abstract |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -398,7 +536,9 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
             lists = [store.lists.get(pid, []) for pid in ids]
             api_cells.append(score(papers, [[k.surface for k in x[:10]] for x in lists]).f1_at_10)
             a_cells.append(
-                score(papers, [oracle(p, (k.surface for k in x)) for p, x in zip(papers, lists, strict=True)]).f1_at_10
+                score(
+                    papers, [oracle(p, (k.surface for k in x)) for p, x in zip(papers, lists, strict=True)]
+                ).f1_at_10
             )
             an_cells.append(
                 score(
@@ -410,17 +550,22 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
                 ).f1_at_10
             )
         api_strings = [
-            {s for store in (alone[dev.label], together) for k in store.lists.get(pid, []) for s in (k.surface, k.name)}
+            {
+                s
+                for store in (alone[dev.label], together)
+                for k in store.lists.get(pid, [])
+                for s in (k.surface, k.name)
+            }
             for pid in ids
         ]
-        b = score(papers, [oracle(p, sc | a) for p, sc, a in zip(papers, scored, api_strings, strict=True)]).f1_at_10
+        b = score(
+            papers, [oracle(p, sc | a) for p, sc, a in zip(papers, scored, api_strings, strict=True)]
+        ).f1_at_10
         bplus_sets = [bf | sc | a for bf, sc, a in zip(before, scored, api_strings, strict=True)]
         bplus = score(papers, [oracle(p, s) for p, s in zip(papers, bplus_sets, strict=True)]).f1_at_10
         c = f1_of_hits(papers, [sub_phrase_hits(p, s) for p, s in zip(papers, bplus_sets, strict=True)])
         d = f1_of_hits(papers, [present_hits(p) for p in papers])
-        dplus = f1_of_hits(
-            papers, [text_or_sub_hits(p, s) for p, s in zip(papers, bplus_sets, strict=True)]
-        )
+        dplus = f1_of_hits(papers, [text_or_sub_hits(p, s) for p, s in zip(papers, bplus_sets, strict=True)])
         total = sum(len(gold_of(p)) for p in papers)
         absent = 100.0 * (total - sum(present_hits(p) for p in papers)) / max(total, 1)
         cells = [
@@ -439,12 +584,14 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
 
     print("\n## The common-slot frontier (each set alone; F1@10 / YAKE, then % of top-10 slots on a concept")
     print("## linked to >= 7% of the store's papers)\n")
-    rules: list[tuple[str, Callable[[Sequence[Item], int], list[Item]]]] = [("API order", lambda x, n: list(x))]
+    rules: list[tuple[str, Callable[[Sequence[Item], int], list[Item]]]] = [
+        ("API order", lambda x, n: list(x))
+    ]
     for f in (0.9, 0.7, 0.5, 0.3, 0.0):
-        rules.append((f"score x{f} if common", lambda x, n, f=f: rank_with_factor(x, f, n)))
+        rules.append((f"score x{f} if common", partial(factor_rule, f)))
     rules.append(("common last (about or not)", rank_common_last))
     for cap in (3, 2, 1, 0):
-        rules.append((f"at most {cap} common in the top 10", lambda x, n, cap=cap: rank_with_cap(x, cap, n)))
+        rules.append((f"at most {cap} common in the top 10", partial(cap_rule, cap)))
     print("| rule | " + " | ".join(dev.label for dev in devs) + " |")
     print("|---|" + "---|" * len(devs))
     for name, rule in rules:
@@ -456,19 +603,21 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
             f1 = score(dev.papers, [[k.surface for k in x[:10]] for x in lists]).f1_at_10
             cells.append(f"{f1 / yake:.2f}x, {common_share(lists, store.papers):.1f}%")
         print(f"| {name} | " + " | ".join(cells) + " |")
-    for cap in (None, 3, 2, 1, 0):
+    for most in (None, 3, 2, 1, 0):
         cells = []
         for dev in devs:
             store = alone[dev.label]
             yake = score(dev.papers, dev.yake).f1_at_10
             lists = [
-                oracle_items(p, store.lists.get(pid, []), store.papers, cap)
+                oracle_items(p, store.lists.get(pid, []), store.papers, most)
                 for p, pid in zip(dev.papers, dev.paper_ids, strict=True)
             ]
             f1 = score(dev.papers, [[k.surface for k in x[:10]] for x in lists]).f1_at_10
             cells.append(f"{f1 / yake:.2f}x, {common_share(lists, store.papers):.1f}%")
-        what = "every hit" if cap is None else f"at most {cap} common hits"
+        what = "every hit" if most is None else f"at most {most} common hits"
         print(f"| oracle (a), {what}, fewest common fillers | " + " | ".join(cells) + " |")
+
+    designs(devs, alone, together)
 
     print("\n## Author keywords on common concepts (each set alone in its store)\n")
     print(
@@ -481,11 +630,11 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
         floor = BROAD_SHARE * store.papers
         occurrences = resolved = common = 0
         for p in dev.papers:
-            for k in dict.fromkeys(k.strip().lower() for k in p.keywords if k.strip()):
+            for word in dict.fromkeys(w.strip().lower() for w in p.keywords if w.strip()):
                 occurrences += 1
-                n = store.keyword_linked.get(k)
-                resolved += n is not None
-                common += n is not None and n >= floor
+                linked = store.keyword_linked.get(word)
+                resolved += linked is not None
+                common += linked is not None and linked >= floor
         hits = common_hits = 0
         for p, pid in zip(dev.papers, dev.paper_ids, strict=True):
             gold = gold_of(p)
@@ -501,6 +650,72 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
             f"{100 * resolved / max(occurrences, 1):.1f}% | {100 * common / max(occurrences, 1):.1f}% | "
             f"{common_hits} of {hits} ({100 * common_hits / max(hits, 1):.1f}%) |"
         )
+
+
+def designs(devs: Sequence[DevSet], alone: dict[str, Store], together: Store) -> None:
+    """F1@10 / YAKE and common slots of read-time designs, each set alone / all sets in one store:
+    a learned order fitted leave-one-venue-out (on the other sets' alone stores), and which of a
+    concept's two strings (surface, canonical name) the list shows."""
+    import numpy as np
+
+    print("\n## Designs on the API's lists (F1@10 / YAKE and common slots; alone / all sets)\n")
+    data = {}
+    for dev in devs:
+        store = alone[dev.label]
+        xs: list[list[float]] = []
+        ys: list[float] = []
+        for p, pid in zip(dev.papers, dev.paper_ids, strict=True):
+            x, y = labelled(p, store.lists.get(pid, []), store.papers)
+            xs += x
+            ys += y
+        data[dev.label] = (np.array(xs), np.array(ys))
+    models = {}
+    for dev in devs:
+        others = [data[d.label] for d in devs if d.label != dev.label]
+        models[dev.label] = fit_logistic(
+            np.vstack([o[0] for o in others]), np.concatenate([o[1] for o in others])
+        )
+
+    def surfaces(lists: Sequence[Sequence[Item]]) -> list[list[str]]:
+        return [[k.surface for k in x[:10]] for x in lists]
+
+    def learned(factor: float, dev: DevSet, store: Store, lists: Sequence[Sequence[Item]]) -> Shown:
+        ranked = learned_lists(models[dev.label], lists, store.papers, factor)
+        return surfaces(ranked), ranked
+
+    def displayed(
+        show: Callable[[EvalPaper, Item], str], dev: DevSet, store: Store, lists: Sequence[Sequence[Item]]
+    ) -> Shown:
+        return [[show(p, k) for k in x[:10]] for p, x in zip(dev.papers, lists, strict=True)], list(lists)
+
+    def as_is(dev: DevSet, store: Store, lists: Sequence[Sequence[Item]]) -> Shown:
+        return surfaces(lists), list(lists)
+
+    rows: list[tuple[str, Callable[[DevSet, Store, Sequence[Sequence[Item]]], Shown]]] = [
+        ("API order, surface (today)", as_is)
+    ]
+    for factor in (1.0, 0.5, 0.3):
+        rows.append((f"learned order (leave-one-venue-out), common odds x{factor}", partial(learned, factor)))
+    for name, show in (
+        ("canonical name always", show_name),
+        ("name when the surface has more words", show_name_if_shorter),
+        ("name when the paper writes the name", show_name_if_written),
+    ):
+        rows.append((f"API order, {name}", partial(displayed, show)))
+    print("| design | " + " | ".join(dev.label for dev in devs) + " |")
+    print("|---|" + "---|" * len(devs))
+    for name, design in rows:
+        cells = []
+        for dev in devs:
+            yake = score(dev.papers, dev.yake).f1_at_10
+            parts = []
+            for store in (alone[dev.label], together):
+                lists = [store.lists.get(pid, []) for pid in dev.paper_ids]
+                shown, ranked = design(dev, store, lists)
+                f1 = score(dev.papers, shown).f1_at_10
+                parts.append(f"{f1 / yake:.2f}x {common_share(ranked, store.papers):.1f}%")
+            cells.append(" / ".join(parts))
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def main(argv: list[str] | None = None) -> int:
