@@ -622,9 +622,10 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
     print("\n## Author keywords on common concepts (each set alone in its store)\n")
     print(
         "| dev set | store papers | 7% floor | keyword occurrences | resolving to a concept | "
-        "to a common concept | (a)'s oracle hits on a common concept |"
+        "to a common concept | common slots if each of those filled a slot | "
+        "(a)'s oracle hits on a common concept |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for dev in devs:
         store = alone[dev.label]
         floor = BROAD_SHARE * store.papers
@@ -648,6 +649,7 @@ def run(sets: dict[str, list[EvalPaper]], cache: Path | None) -> None:
         print(
             f"| {dev.label} | {store.papers} | {floor:.0f} | {occurrences} | "
             f"{100 * resolved / max(occurrences, 1):.1f}% | {100 * common / max(occurrences, 1):.1f}% | "
+            f"{100 * common / max(10 * len(dev.papers), 1):.1f}% | "
             f"{common_hits} of {hits} ({100 * common_hits / max(hits, 1):.1f}%) |"
         )
 
