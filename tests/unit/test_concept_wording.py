@@ -41,3 +41,12 @@ def test_the_first_wording_stays_when_the_paper_never_writes_the_name(fast: Pipe
         "are compared with those of teaching assistants on 2,000 student submissions.",
     )
     assert surfaces(record)["large language models"] == "LLMs"
+
+
+def test_the_name_inside_a_longer_alias_is_the_wording_shown(fast: Pipeline) -> None:
+    record = build(
+        fast,
+        "Fast Monocular Depth Estimation on Phones",
+        "We present a monocular depth estimation network that runs at 30 frames per second on a phone.",
+    )
+    assert surfaces(record)["depth estimation"] == "Depth Estimation"  # not "Monocular Depth Estimation"

@@ -158,7 +158,8 @@ def wording(
     name_key: tuple[str, ...] = (),
 ) -> str:
     """How a concept is shown for this paper (``MENTIONS.surface``): the paper's first wording
-    that is a noun phrase, or its wording of the concept's canonical name when it writes that too.
+    that is a noun phrase, or its wording of the concept's canonical name when it writes that too
+    (as a mention, or inside a longer phrase: "Depth Estimation" in "Monocular Depth Estimation").
 
     Why the canonical name's wording first (``name_key``, a curated concept's name key): among
     the top-10 concepts whose first wording and canonical name differ, authors list either about
@@ -186,12 +187,25 @@ def wording(
                 if not name_key or tuple(keys[s:e]) == name_key:
                     break
         else:
-            if first is None:
+            at = _written_at(stream, name_key) if name_key else -1
+            if at >= 0:
+                s, e = at, at + len(name_key)
+            elif first is None:
                 return c.name
-            s, e = first
+            else:
+                s, e = first
     else:
         s, e = c.spans[0]
     return " ".join(text[starts[s] : ends[e - 1]].split())
+
+
+def _written_at(stream: TokenStream, key: tuple[str, ...]) -> int:
+    """Where the paper first writes ``key`` as a noun phrase (token index), or -1."""
+    keys, n = stream.keys, len(key)
+    for i in range(len(keys) - n + 1):
+        if keys[i] == key[0] and tuple(keys[i : i + n]) == key and is_noun_phrase(stream, i, i + n):
+            return i
+    return -1
 
 
 def name_key_of(c: Candidate, vocab: Vocabulary) -> tuple[str, ...]:
