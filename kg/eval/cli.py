@@ -16,8 +16,9 @@ TOP_K = 10
 def record_keyphrases(record: PaperRecord, k: int = TOP_K) -> list[str]:
     """A paper's top concepts as stored, best ``MENTIONS.score`` first, in the paper's wording.
 
-    Each mention keeps ``surface``, how the paper first writes the concept ("GANs",
-    "Generative Adversarial Networks", "in-context learning"); that is what a reader of the
+    Each mention keeps ``surface``, how the paper writes the concept ("GANs", "Generative
+    Adversarial Networks", "in-context learning"; its wording of the canonical name when it
+    writes that, see :func:`extractors.concepts.analysis.names.wording`); that is what a reader of the
     paper's top concepts sees, so it is what is scored. Mentions without one fall back to
     the concept's canonical ``name``.
     """

@@ -85,7 +85,7 @@ class Candidate:
     first: int = 0
     in_title: bool = False
     top_level: int = 0  # vocabulary matches not nested inside a longer curated concept
-    surface: str = ""  # how the paper first writes it ("GANs", "Generative Adversarial Networks")
+    surface: str = ""  # how the paper writes it ("GANs", "Generative Adversarial Networks"): names.wording
     score: float = 0.0
 
     def add(self, start: int, end: int) -> None:

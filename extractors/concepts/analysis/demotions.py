@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from spacy.tokens import Doc
 
 from extractors.concepts.analysis.candidate import Candidate
-from extractors.concepts.analysis.names import fold_wording, shortened_aliases, wording
+from extractors.concepts.analysis.names import fold_wording, name_key_of, shortened_aliases, wording
 from extractors.concepts.background import Background
 from extractors.concepts.completeness import incomplete, read_spans
 from extractors.concepts.fragment_model import load_fragment_model
@@ -97,7 +97,7 @@ def demote_duplicates(ranked: list[Candidate], stream: TokenStream, text: str, v
     seen: set[tuple[str, ...]] = set()
     demoted = False
     for c in ranked[:SURFACE_TOP]:
-        c.surface = wording(c, stream, text, shortened_aliases(c, vocab))
+        c.surface = wording(c, stream, text, shortened_aliases(c, vocab), name_key_of(c, vocab))
         folded = fold_wording(c.surface)
         if folded in seen:
             c.score = round(c.score * DUPLICATE_FACTOR, 4)

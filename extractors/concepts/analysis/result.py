@@ -14,6 +14,7 @@ from extractors.concepts.analysis.candidate import Candidate
 from extractors.concepts.analysis.names import (
     cached_concept_id,
     display_name,
+    name_key_of,
     shortened_aliases,
     spell_out_acronyms,
     variant_id,
@@ -66,7 +67,9 @@ class Analysis:
             return c
         self._finalized.add(id(c))
         if not c.surface:
-            c.surface = wording(c, self.stream, self.text, shortened_aliases(c, self.vocab))
+            c.surface = wording(
+                c, self.stream, self.text, shortened_aliases(c, self.vocab), name_key_of(c, self.vocab)
+            )
         if c.source == "vocabulary":
             vc = self.vocab.concepts[c.vocab_id]
             c.id, c.name = vc.id, vc.name
