@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -33,8 +33,13 @@ from kg.ingest.pipeline import Pipeline
 from kg.readers import ReadProblem
 
 Built = tuple[list[PaperRecord], list[ReadProblem]]
+# What the ingest does to each extracted batch's records before writing them (its author
+# resolution, curations, the provisional headline rule): work that depends only on the records
+# and the state fixed before extraction starts, run where the batch is extracted.
+Finish = Callable[[list[PaperRecord]], list[PaperRecord]]
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _PIPELINE: Pipeline | None = None  # the forked workers' pipeline (set before the fork)
+_FINISH: Finish | None = None  # and their finishing step
 
 
 def default_jobs() -> int:
@@ -73,9 +78,16 @@ def _init_worker(parent: int) -> None:
         os._exit(0)
 
 
+def _finished(built: Built, finish: Finish | None) -> Built:
+    """``built`` with ``finish`` applied to its records. Outside :func:`build_records`' retry: a
+    failure here is the ingest's (as it was when the writer ran these steps), not one paper's."""
+    records, problems = built
+    return (records if finish is None else finish(records)), problems
+
+
 def _work(papers: list[RawPaper]) -> Built:
     assert _PIPELINE is not None, "worker started without a pipeline"
-    return build_records(_PIPELINE, papers)
+    return _finished(build_records(_PIPELINE, papers), _FINISH)
 
 
 class Extractor:
@@ -84,14 +96,19 @@ class Extractor:
     Args:
         pipeline: the loaded pipeline (workers inherit it).
         jobs: worker processes; 1 extracts in this process.
+        finish: applied to each batch's records where the batch is extracted (a worker, or this
+            process), so the writer does not: it must depend only on the records and on state
+            fixed before the first :meth:`submit` (workers are forked with it then), and give
+            the same records in any process.
 
     Use: :meth:`submit` each batch and write what it yields; then write what :meth:`drain`
     yields; :meth:`close` at the end (also after an error).
     """
 
-    def __init__(self, pipeline: Pipeline, jobs: int = 1) -> None:
+    def __init__(self, pipeline: Pipeline, jobs: int = 1, finish: Finish | None = None) -> None:
         self.pipeline = pipeline
         self.jobs = jobs
+        self.finish = finish
         self._pool: ProcessPoolExecutor | None = None
         self._broken = False
         self._held: list[RawPaper] | None = None  # the first batch, until a second shows up
@@ -136,16 +153,18 @@ class Extractor:
     # -- internals ---------------------------------------------------------------------------
     def _in_process(self, batches: list[list[RawPaper]]) -> Iterator[Built]:
         for papers in batches:
-            yield build_records(self.pipeline, papers)
+            yield _finished(build_records(self.pipeline, papers), self.finish)
 
     def _start(self) -> None:
-        global _PIPELINE
+        global _PIPELINE, _FINISH
         _PIPELINE = self.pipeline
+        _FINISH = self.finish
         # Everything alive now (the model, the vocabulary, the ingest's author resolution) is
-        # shared with the workers until a page of it is written. A worker never uses the
-        # resolution, but a full collection in a worker walks every tracked object and writes
-        # to its header, copying each page it touches into that worker. Frozen objects are
-        # never walked; ``close`` unfreezes them (as ``collector_relaxed`` leaves the heap).
+        # shared with the workers until a page of it is written. A worker reads only the
+        # resolution entries of its own papers (``finish``), but a full collection in a worker
+        # walks every tracked object and writes to its header, copying each page it touches
+        # into that worker. Frozen objects are never walked; ``close`` unfreezes them (as
+        # ``collector_relaxed`` leaves the heap).
         gc.freeze()
         self._pool = ProcessPoolExecutor(
             self.jobs,
@@ -168,7 +187,7 @@ class Extractor:
         except BrokenProcessPool:
             # A worker died: this batch and every later one are extracted here instead.
             self._broken = True
-            return build_records(self.pipeline, papers)
+            return _finished(build_records(self.pipeline, papers), self.finish)
 
 
 def _failed() -> Future[Built]:
