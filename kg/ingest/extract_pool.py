@@ -30,9 +30,11 @@ from concurrent.futures.process import BrokenProcessPool
 
 from kg.core.models import PaperRecord, RawPaper
 from kg.ingest.pipeline import Pipeline
+from kg.ingest.record_wire import RecordWire, pack, unpack
 from kg.readers import ReadProblem
 
 Built = tuple[list[PaperRecord], list[ReadProblem]]
+Sent = tuple[list[RecordWire], list[ReadProblem]]  # a worker's result as it crosses the pipe
 # What the ingest does to each extracted batch's records before writing them (its author
 # resolution, curations, the provisional headline rule): work that depends only on the records
 # and the state fixed before extraction starts, run where the batch is extracted.
@@ -85,9 +87,10 @@ def _finished(built: Built, finish: Finish | None) -> Built:
     return (records if finish is None else finish(records)), problems
 
 
-def _work(papers: list[RawPaper]) -> Built:
+def _work(papers: list[RawPaper]) -> Sent:
     assert _PIPELINE is not None, "worker started without a pipeline"
-    return _finished(build_records(_PIPELINE, papers), _FINISH)
+    records, problems = _finished(build_records(_PIPELINE, papers), _FINISH)
+    return pack(records), problems  # kg.ingest.record_wire: cheaper to pickle and rebuild
 
 
 class Extractor:
@@ -112,7 +115,7 @@ class Extractor:
         self._pool: ProcessPoolExecutor | None = None
         self._broken = False
         self._held: list[RawPaper] | None = None  # the first batch, until a second shows up
-        self._flight: deque[tuple[list[RawPaper], Future[Built]]] = deque()
+        self._flight: deque[tuple[list[RawPaper], Future[Sent]]] = deque()
 
     @property
     def parallel(self) -> bool:
@@ -183,14 +186,15 @@ class Extractor:
     def _next(self) -> Built:
         papers, future = self._flight.popleft()
         try:
-            return future.result()
+            wires, problems = future.result()
         except BrokenProcessPool:
             # A worker died: this batch and every later one are extracted here instead.
             self._broken = True
             return _finished(build_records(self.pipeline, papers), self.finish)
+        return unpack(wires), problems
 
 
-def _failed() -> Future[Built]:
-    f: Future[Built] = Future()
+def _failed() -> Future[Sent]:
+    f: Future[Sent] = Future()
     f.set_exception(BrokenProcessPool("the extraction pool is broken"))
     return f
