@@ -32,7 +32,7 @@ def _report():
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(OUT, "w") as f:
         json.dump({"writer": me.ru_utime + me.ru_stime, "workers": kids.ru_utime + kids.ru_stime,
-                   "writer_rss_mb": me.ru_maxrss / 1024}, f)
+                   "writer_rss_mb": me.ru_maxrss / 1024, "workers_rss_mb": kids.ru_maxrss / 1024}, f)
 OUT = sys.argv.pop(1)
 atexit.register(_report)
 from api.cli import run
@@ -82,7 +82,8 @@ def main() -> None:
             results[i].append(res)
             print(
                 f"run {r + 1} {code}: writer {res['writer']:.1f} s, workers {res['workers']:.1f} s, "
-                f"wall {res['wall']:.1f} s, writer RSS {res['writer_rss_mb']:.0f} MB, "
+                f"wall {res['wall']:.1f} s, RSS writer {res['writer_rss_mb']:.0f} MB / "
+                f"worker {res['workers_rss_mb']:.0f} MB, "
                 f"load {res['load_before']:.1f} -> {res['load_after']:.1f}",
                 flush=True,
             )
