@@ -4,9 +4,8 @@ Why: the extraction workers send every batch's records to the one writer process
 side (unpickling, rebuilding) is on the ingest's critical path. This extracts ``--papers``
 records of one listing once (spaCy fast mode, as ``kg ingest``) and times, in CPU seconds,
 medians of ``--runs``, the ways alternated, with the collector off as in the ingest's hot loop:
-the worker's side
-(``pickle.dumps`` of the models, or ``pack`` + ``dumps``) and the writer's (``pickle.loads``, or
-``loads`` + ``unpack``); each way's result is checked equal to the records.
+the worker's side (``pickle.dumps`` of the models, or ``pack`` + ``dumps``) and the writer's
+(``pickle.loads``, or ``loads`` + ``unpack``); each way's result is checked equal to the records.
 
     python bench/record_wire_speed.py LISTING.json --papers 500 --runs 9
 """
