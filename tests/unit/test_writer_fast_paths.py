@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -221,11 +222,11 @@ def test_write_size_is_the_setting_or_the_backends_choice() -> None:
     assert write_size(Settings(backend="neo4j", write_batch_size=800)) == 800
 
 
-def _provisional(records: list[PaperRecord]) -> int:
+def _provisional(records: Sequence[PaperRecord]) -> int:
     return sum(1 for r in records for n in r.nodes if n.properties.get(PROVISIONAL) is True)
 
 
-def _plan_view(records: list[PaperRecord]) -> Any:
+def _plan_view(records: Sequence[PaperRecord]) -> Any:
     out = plan(records, set(), {})
     return [r.model_dump() for r in out.records], out.keep, out.promote, out.drop, out.changed_papers
 
