@@ -5,7 +5,10 @@ depends on nothing but the paper, while store writes must stay in one process (o
 transaction at a time, and the merge of a batch reads what the previous one wrote). So the
 ingest process reads files and writes batches, and ``jobs`` worker processes extract the
 batches ahead of it. Results are taken in submission order, so the store sees exactly the
-batches a one-process ingest would, and the graph is the same.
+batches a one-process ingest would, and the graph is the same. What the ingest does to each
+record before writing it and that depends on nothing the writes change (author resolution,
+curations, the provisional headline rule: ``finish``) runs here too, and records come back as
+tuples (:mod:`kg.ingest.record_wire`): the writer process is the ingest's critical path.
 
 Workers are forked from the ingest process, which has the spaCy pipeline loaded already: no
 second model load, and the pages are shared until written. A small ingest (one batch or less:

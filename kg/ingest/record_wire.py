@@ -4,8 +4,8 @@ Why: the ingest's extraction workers hand each batch's records to the one writer
 ingest's critical path, through a pipe. Pickled as models, every node and relationship (about 70
 a paper) went as a class reference and a state dict that pydantic's ``__setstate__`` unpacked:
 unpickling was 7-9% of the writer's samples at 10k papers. As tuples of their fields the same
-batch pickles in half the worker's time and is rebuilt with the trusted builders
-(:func:`kg.core.models.trusted_node`) in less of the writer's (bench/README.md, "The writer's
+batch pickles in 0.63x the worker's time and is rebuilt with the trusted builders
+(:func:`kg.core.models.trusted_node`) in 0.93x the writer's (bench/README.md, "The writer's
 CPU per paper"). The property maps go as they are; a node object shared by several records of
 the batch (``Pipeline._normal_node``) is sent once and shared again; a :class:`SettledRecord`
 stays one.
