@@ -9,7 +9,7 @@ the workers), with the wall time and the load average. Several ``--code`` checko
 run by run, so the shared machine's drift hits each alike; compare medians.
 ``--keep DIR`` keeps each checkout's last store (``bench/sqlite_dump.py`` compares them).
 
-    python bench/ingest_writer_cpu.py INPUT --code ../wt-base --code . --runs 3 --work /tmp/iwc
+    python bench/ingest_writer_cpu.py INPUT --code ../wt-base --code . --runs 3 --work bench/out/iwc
 """
 
 from __future__ import annotations
