@@ -134,6 +134,18 @@ class PaperRecord(BaseModel):
     embedding: bytes | None = None
 
 
+class SettledRecord(PaperRecord):
+    """A :class:`PaperRecord` the headline rule has been applied to (:func:`kg.core.provisional.settle`).
+
+    Why a type: the rule depends on the record alone, so ``kg ingest`` applies it in the
+    extraction workers, and the one writer's plan (:func:`kg.core.provisional.plan`) skips it
+    for records of this type instead of checking every provisional concept again (bench/README.md,
+    "The writer's CPU per paper"). Same fields, same JSON. Code that rebuilds a record builds a
+    plain ``PaperRecord``, which the plan checks again (the rule is idempotent), so the type
+    never vouches for a record changed after it was settled.
+    """
+
+
 def _slot_setter(name: str) -> Callable[[object, object], None]:
     """The setter ``object.__setattr__(obj, name, value)`` finds for a pydantic model ``obj``.
 
@@ -186,6 +198,18 @@ def trusted_record(
     """
     values = {"paper": paper, "nodes": nodes, "relationships": relationships, "embedding": embedding}
     return _trusted(PaperRecord, values, _RECORD_FIELDS)
+
+
+def settled_record(record: PaperRecord) -> SettledRecord:
+    """``record``'s values (the same objects) as a :class:`SettledRecord`: only
+    :func:`kg.core.provisional.settle` should call this, on a record it has settled."""
+    values = {
+        "paper": record.paper,
+        "nodes": record.nodes,
+        "relationships": record.relationships,
+        "embedding": record.embedding,
+    }
+    return _trusted(SettledRecord, values, _RECORD_FIELDS)
 
 
 @dataclass(slots=True)

@@ -41,7 +41,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kg.core.merge import merge_properties, normalize_properties, sorted_set
-from kg.core.models import Node, PaperRecord, Properties, Relationship, trusted_node, trusted_record
+from kg.core.models import (
+    Node,
+    PaperRecord,
+    Properties,
+    Relationship,
+    SettledRecord,
+    settled_record,
+    trusted_node,
+    trusted_record,
+)
 from kg.core.names import loose_key
 
 PROVISIONAL = "provisional"
@@ -193,9 +202,27 @@ def row_about(rel: Properties) -> bool:
     return rel.get("about") is not False
 
 
+def settle(record: PaperRecord) -> SettledRecord:
+    """``record`` with the headline rule applied (its provisional concepts that :func:`earns_node`
+    made regular nodes), typed so :func:`plan` does not apply the rule again.
+
+    Why: the rule reads only the record (its title, first sentence and mentions), so ``kg
+    ingest`` runs it in the extraction workers (:mod:`kg.ingest.extract_pool`), off the one
+    writer, where keying each record's headline words was about 5% of the writer's CPU.
+    """
+    if isinstance(record, SettledRecord):
+        return record
+    return settled_record(_headline(record))
+
+
 def _headline(record: PaperRecord) -> PaperRecord:
-    """``record`` with its provisional concepts that :func:`earns_node` made regular nodes."""
-    provisional = {n.id: n for n in record.nodes if _is_provisional(n)}
+    """``record`` with its provisional concepts that :func:`earns_node` made regular nodes
+    (``record`` itself when it was :func:`settle` d)."""
+    if isinstance(record, SettledRecord):
+        return record
+    provisional = {
+        n.id: n for n in record.nodes if n.label == "Concept" and n.properties.get(PROVISIONAL) is True
+    }
     if not provisional:
         return record
     paper = record.paper.properties
@@ -219,6 +246,8 @@ def _headline(record: PaperRecord) -> PaperRecord:
 
 
 def _is_provisional(node: Node) -> bool:
+    # The loops over every node of a batch spell this test out (``label`` first, as here): a
+    # call per node was 3% of the writer's CPU (bench/README.md, "The writer's CPU per paper").
     return node.label == "Concept" and node.properties.get(PROVISIONAL) is True
 
 
@@ -289,7 +318,14 @@ def _merge_row(
 
 def provisional_ids(records: Sequence[PaperRecord]) -> list[str]:
     """The ids of the batch's provisional concepts: what a store must look up for :func:`plan`."""
-    return sorted({n.id for r in records for n in r.nodes if _is_provisional(n)})
+    return sorted(
+        {
+            n.id
+            for r in records
+            for n in r.nodes
+            if n.label == "Concept" and n.properties.get(PROVISIONAL) is True
+        }
+    )
 
 
 def concept_ids(records: Sequence[PaperRecord]) -> list[str]:
@@ -310,12 +346,17 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
     records = [_headline(r) for r in records]
     carriers: dict[str, set[str]] = {}
     solid: set[str] = set()  # concepts that are nodes in this batch whatever the rule says
+    marked: list[bool] = []  # whether each record has a provisional concept
     for r in records:
+        has = False
         for n in r.nodes:
-            if _is_provisional(n):
-                carriers.setdefault(n.id, set()).add(r.paper.id)
-            elif n.label == "Concept":
-                solid.add(n.id)
+            if n.label == "Concept":
+                if n.properties.get(PROVISIONAL) is True:
+                    carriers.setdefault(n.id, set()).add(r.paper.id)
+                    has = True
+                else:
+                    solid.add(n.id)
+        marked.append(has)
     if not carriers and not solid & set(stored):
         return Plan(list(records))
     visible = {
@@ -331,11 +372,11 @@ def plan(records: Sequence[PaperRecord], existing: Collection[str], stored: Stor
             out.promote.append(Promotion(cid, pid, node_props, rel_props, phrases, [_link(t) for t in texts]))
         if cid in stored:
             out.drop.add(cid)
-    for r in records:
-        hidden = {n.id: n for n in r.nodes if _is_provisional(n) and n.id not in visible}
-        if not hidden and not any(_is_provisional(n) for n in r.nodes):
+    for r, has in zip(records, marked, strict=True):
+        if not has:
             out.records.append(r)  # nothing provisional: the record as it came (no copies)
             continue
+        hidden = {n.id: n for n in r.nodes if n.id not in visible and _is_provisional(n)}
         if not hidden:
             nodes = [_unmarked(n) if _is_provisional(n) else n for n in r.nodes]
             out.records.append(trusted_record(r.paper, nodes, r.relationships, r.embedding))

@@ -5,7 +5,10 @@ depends on nothing but the paper, while store writes must stay in one process (o
 transaction at a time, and the merge of a batch reads what the previous one wrote). So the
 ingest process reads files and writes batches, and ``jobs`` worker processes extract the
 batches ahead of it. Results are taken in submission order, so the store sees exactly the
-batches a one-process ingest would, and the graph is the same.
+batches a one-process ingest would, and the graph is the same. What the ingest does to each
+record before writing it and that depends on nothing the writes change (author resolution,
+curations, the provisional headline rule: ``finish``) runs here too, and records come back as
+tuples (:mod:`kg.ingest.record_wire`): the writer process is the ingest's critical path.
 
 Workers are forked from the ingest process, which has the spaCy pipeline loaded already: no
 second model load, and the pages are shared until written. A small ingest (one batch or less:
@@ -24,17 +27,24 @@ import os
 import signal
 import sys
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from kg.core.models import PaperRecord, RawPaper
 from kg.ingest.pipeline import Pipeline
+from kg.ingest.record_wire import RecordWire, pack, unpack
 from kg.readers import ReadProblem
 
 Built = tuple[list[PaperRecord], list[ReadProblem]]
+Sent = tuple[list[RecordWire], list[ReadProblem]]  # a worker's result as it crosses the pipe
+# What the ingest does to each extracted batch's records before writing them (its author
+# resolution, curations, the provisional headline rule): work that depends only on the records
+# and the state fixed before extraction starts, run where the batch is extracted.
+Finish = Callable[[list[PaperRecord]], list[PaperRecord]]
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _PIPELINE: Pipeline | None = None  # the forked workers' pipeline (set before the fork)
+_FINISH: Finish | None = None  # and their finishing step
 
 
 def default_jobs() -> int:
@@ -73,9 +83,17 @@ def _init_worker(parent: int) -> None:
         os._exit(0)
 
 
-def _work(papers: list[RawPaper]) -> Built:
+def _finished(built: Built, finish: Finish | None) -> Built:
+    """``built`` with ``finish`` applied to its records. Outside :func:`build_records`' retry: a
+    failure here is the ingest's (as it was when the writer ran these steps), not one paper's."""
+    records, problems = built
+    return (records if finish is None else finish(records)), problems
+
+
+def _work(papers: list[RawPaper]) -> Sent:
     assert _PIPELINE is not None, "worker started without a pipeline"
-    return build_records(_PIPELINE, papers)
+    records, problems = _finished(build_records(_PIPELINE, papers), _FINISH)
+    return pack(records), problems  # kg.ingest.record_wire: cheaper to pickle and rebuild
 
 
 class Extractor:
@@ -84,18 +102,23 @@ class Extractor:
     Args:
         pipeline: the loaded pipeline (workers inherit it).
         jobs: worker processes; 1 extracts in this process.
+        finish: applied to each batch's records where the batch is extracted (a worker, or this
+            process), so the writer does not: it must depend only on the records and on state
+            fixed before the first :meth:`submit` (workers are forked with it then), and give
+            the same records in any process.
 
     Use: :meth:`submit` each batch and write what it yields; then write what :meth:`drain`
     yields; :meth:`close` at the end (also after an error).
     """
 
-    def __init__(self, pipeline: Pipeline, jobs: int = 1) -> None:
+    def __init__(self, pipeline: Pipeline, jobs: int = 1, finish: Finish | None = None) -> None:
         self.pipeline = pipeline
         self.jobs = jobs
+        self.finish = finish
         self._pool: ProcessPoolExecutor | None = None
         self._broken = False
         self._held: list[RawPaper] | None = None  # the first batch, until a second shows up
-        self._flight: deque[tuple[list[RawPaper], Future[Built]]] = deque()
+        self._flight: deque[tuple[list[RawPaper], Future[Sent]]] = deque()
 
     @property
     def parallel(self) -> bool:
@@ -136,16 +159,18 @@ class Extractor:
     # -- internals ---------------------------------------------------------------------------
     def _in_process(self, batches: list[list[RawPaper]]) -> Iterator[Built]:
         for papers in batches:
-            yield build_records(self.pipeline, papers)
+            yield _finished(build_records(self.pipeline, papers), self.finish)
 
     def _start(self) -> None:
-        global _PIPELINE
+        global _PIPELINE, _FINISH
         _PIPELINE = self.pipeline
+        _FINISH = self.finish
         # Everything alive now (the model, the vocabulary, the ingest's author resolution) is
-        # shared with the workers until a page of it is written. A worker never uses the
-        # resolution, but a full collection in a worker walks every tracked object and writes
-        # to its header, copying each page it touches into that worker. Frozen objects are
-        # never walked; ``close`` unfreezes them (as ``collector_relaxed`` leaves the heap).
+        # shared with the workers until a page of it is written. A worker reads only the
+        # resolution entries of its own papers (``finish``), but a full collection in a worker
+        # walks every tracked object and writes to its header, copying each page it touches
+        # into that worker. Frozen objects are never walked; ``close`` unfreezes them (as
+        # ``collector_relaxed`` leaves the heap).
         gc.freeze()
         self._pool = ProcessPoolExecutor(
             self.jobs,
@@ -164,14 +189,15 @@ class Extractor:
     def _next(self) -> Built:
         papers, future = self._flight.popleft()
         try:
-            return future.result()
+            wires, problems = future.result()
         except BrokenProcessPool:
             # A worker died: this batch and every later one are extracted here instead.
             self._broken = True
-            return build_records(self.pipeline, papers)
+            return _finished(build_records(self.pipeline, papers), self.finish)
+        return unpack(wires), problems
 
 
-def _failed() -> Future[Built]:
-    f: Future[Built] = Future()
+def _failed() -> Future[Sent]:
+    f: Future[Sent] = Future()
     f.set_exception(BrokenProcessPool("the extraction pool is broken"))
     return f

@@ -1,7 +1,8 @@
 """The ingest writer's fast paths give exactly what the general paths give.
 
 Each shortcut (the first-insert merge, the provisional plan's pass-through, a new node's paper
-count written with its row, the relaxed collector) is checked against the slow path it skips,
+count written with its row, the relaxed collector, the headline rule settled in the extraction
+workers) is checked against the slow path it skips,
 on the seed records and on crafted maps that sit on each side of its condition; and grouping
 extracted batches into larger transactions gives the graph batch-by-batch writes give.
 """
@@ -10,15 +11,16 @@ from __future__ import annotations
 
 import gc
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from kg.core.collector import collector_relaxed
 from kg.core.config import Settings
 from kg.core.merge import RULED_KEYS, merge_by_rules, merge_properties
-from kg.core.models import Graph, Node, PaperRecord, Properties, Relationship
+from kg.core.models import Graph, Node, PaperRecord, Properties, Relationship, SettledRecord, settled_record
 from kg.core.names import loose_key
-from kg.core.provisional import PROVISIONAL, earns_node, first_sentence, headline_words, plan
+from kg.core.provisional import PROVISIONAL, earns_node, first_sentence, headline_words, plan, settle
 from kg.ingest.job import ingest
 from kg.ingest.pipeline import Pipeline
 from kg.stores import write_size
@@ -218,3 +220,69 @@ def test_write_size_is_the_setting_or_the_backends_choice() -> None:
     assert write_size(Settings(backend="sqlite", batch_size=5000)) == 5000
     assert write_size(Settings(backend="neo4j", batch_size=300)) is None  # each batch alone
     assert write_size(Settings(backend="neo4j", write_batch_size=800)) == 800
+
+
+def _provisional(records: Sequence[PaperRecord]) -> int:
+    return sum(1 for r in records for n in r.nodes if n.properties.get(PROVISIONAL) is True)
+
+
+def _plan_view(records: Sequence[PaperRecord]) -> Any:
+    out = plan(records, set(), {})
+    return [r.model_dump() for r in out.records], out.keep, out.promote, out.drop, out.changed_papers
+
+
+def test_records_settled_in_the_workers_plan_as_the_writers_own_rule_does(
+    seed_records: list[PaperRecord],
+) -> None:
+    """``kg ingest`` applies the headline rule where a batch is extracted (``settle``) and the
+    writer's plan skips it for a :class:`SettledRecord`: the plan must be the one the writer
+    gets by applying the rule itself, on the seed records, where the rule unmarks some
+    concepts and leaves others provisional."""
+    settled = [settle(r) for r in seed_records]
+    assert all(isinstance(r, SettledRecord) for r in settled)
+    assert 0 < _provisional(settled) < _provisional(seed_records)  # the rule decided both ways
+    assert [r.model_dump() for r in settled] == [settle(r).model_dump() for r in settled]  # idempotent
+    assert _plan_view(settled) == _plan_view(seed_records)
+
+
+def test_a_settled_record_is_not_checked_again() -> None:
+    """The type is what the plan trusts: a provisional concept the headline rule would make a
+    node stays a keyphrase row in a record marked settled (so the mark must only come from
+    :func:`settle`), and becomes a node in the same record unmarked."""
+    paper = Node(
+        id="paper:p", label="Paper", properties={"title": "Tor networks", "abstract": "We study it."}
+    )
+    concept = Node(id="concept:tor", label="Concept", properties={"name": "Tor network", PROVISIONAL: True})
+    mention = Relationship(
+        type="MENTIONS",
+        start="paper:p",
+        end="concept:tor",
+        properties={"about": True, "surface": "Tor networks"},
+    )
+    record = PaperRecord(paper=paper, nodes=[concept], relationships=[mention])
+    as_node = plan([record], set(), {})
+    assert not as_node.keep and [n.id for n in as_node.records[0].nodes] == ["concept:tor"]
+    kept = plan([settled_record(record)], set(), {})
+    assert list(kept.keep) == [("concept:tor", "paper:p")] and not kept.records[0].nodes
+
+
+def test_an_ingest_with_workers_writes_the_graph_upserting_the_extracted_records_writes(
+    tmp_path: Path, nlp_fast: Any, seed_records: list[PaperRecord]
+) -> None:
+    """The records ``kg ingest`` finishes in its workers (authors as their slots here, the
+    headline rule settled) give the store the graph the unfinished records give it."""
+    store = SQLiteStore(tmp_path / "ingest")
+    try:
+        report = ingest(
+            [EXAMPLES], store, Pipeline(nlp=nlp_fast), batch_size=7, jobs=2, resolve_authors=False
+        )
+        assert report.ok, report.lines()
+        ingested = store.export()
+    finally:
+        store.close()
+    direct = SQLiteStore(tmp_path / "direct")
+    try:
+        direct.upsert(seed_records)
+        assert direct.export() == ingested
+    finally:
+        direct.close()
