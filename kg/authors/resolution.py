@@ -29,6 +29,10 @@ Rules, strongest first (each join is recorded in the person's ``mergeEvidence``)
    until nothing changes; each round decides every slot against the same state, so the order of
    slots inside a round does not matter.
 
+Two authors of one byline are never one person: an id two slots of one paper share is taken off
+both (:func:`_without_byline_ids`), and rules 2 and 3 never join a cluster or slot to a person
+holding another slot of its paper (:func:`_one_byline`).
+
 The person's id is its OpenReview profile (``author:openreview:~Ada_Lovelace1``), else its
 strongest other id (:data:`kg.core.ids.AUTHOR_ID_KINDS`), else its name (``author:ada-lovelace``):
 the ids the graph used before, so a person nothing joined keeps its node.
@@ -36,9 +40,9 @@ the ids the graph used before, so a person nothing joined keeps its node.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kg.core.collector import collector_paused
 from kg.core.ids import AUTHOR_ID_KINDS, author_id, external_author_id
@@ -130,10 +134,21 @@ class Resolution:
 class _Entity:
     """A growing cluster of slots with the evidence it offers to the next joiner."""
 
-    __slots__ = ("affiliations", "coauthors", "evidence", "keys", "names", "profile", "slots", "venues")
+    __slots__ = (
+        "affiliations",
+        "coauthors",
+        "evidence",
+        "keys",
+        "names",
+        "papers",
+        "profile",
+        "slots",
+        "venues",
+    )
 
     def __init__(self) -> None:
         self.slots: list[Slot] = []
+        self.papers: set[str] = set()
         self.names: set[str] = set()
         self.keys: set[str] = set()
         self.coauthors: set[str] = set()
@@ -144,6 +159,7 @@ class _Entity:
 
     def add(self, slot: Slot) -> None:
         self.slots.append(slot)
+        self.papers.add(slot.paper)
         self.names.add(slot.group)
         for k in slot.keys:
             if k not in self.keys:
@@ -267,6 +283,33 @@ def _id_clusters(slots: list[Slot]) -> list[_Entity]:
             parent[b] = a
             entity[a].absorb(entity.pop(b))
     return [entity[i] for i in sorted(entity)]
+
+
+def _without_byline_ids(slots: list[Slot]) -> list[Slot]:
+    """The slots with every id that two slots of one paper share taken off both: an id on two
+    authors of one byline is a listing's mistake and tells neither apart (rule 1 would make them
+    one person, who could keep only one of the paper's two AUTHORED edges)."""
+    seen: Counter[tuple[str, str]] = Counter((s.paper, k) for s in slots for k in s.keys)
+    return [
+        replace(s, keys=tuple(k for k in s.keys if seen[(s.paper, k)] == 1))
+        if any(seen[(s.paper, k)] > 1 for k in s.keys)
+        else s
+        for s in slots
+    ]
+
+
+def _one_byline(a: _Entity, b: _Entity) -> bool:
+    """Whether ``a`` and ``b`` hold slots of one paper: two authors of one byline are two people
+    (the veto of rules 2 and 3).
+
+    Why: a listing now and then gives an author another's id (paperlists gave Jeff Schneider's
+    slot Barnabas Poczos's email on a paper without him), and rule 3 then joined Jeff's id-less
+    slots, on papers the two share, to the cluster carrying both names. A person with two slots
+    of one paper also cannot be stored (one AUTHORED edge per author and paper): the second slot
+    was lost, and the next ingest, re-resolving the stored slots without it, moved people (1 of
+    16,844 at 10k).
+    """
+    return not a.papers.isdisjoint(b.papers)
 
 
 def _pick(candidates: list[tuple[_Entity, set[str]]]) -> tuple[_Entity, set[str]] | None:
@@ -406,8 +449,9 @@ def _join(clusters: list[_Entity], idless: list[Slot]) -> tuple[list[_Entity], l
             if dirty is not None and s.group not in dirty:
                 continue
             venues = {(s.venue, s.year)} if s.venue else set()
+            candidates = [e for e in by_name[s.group] if s.paper not in e.papers]  # _one_byline
             claimed, rule, shared, is_split = _decide(
-                by_name[s.group], s.coauthors, {s.group}, venues, s.affiliations
+                candidates, s.coauthors, {s.group}, venues, s.affiliations
             )
             split[s.key] = is_split
             if claimed is not None:
@@ -417,7 +461,7 @@ def _join(clusters: list[_Entity], idless: list[Slot]) -> tuple[list[_Entity], l
         dirty = set()
         for w_label, x_label, w, x, rule, shared in sorted(weak_moves, key=lambda m: (m[0], m[1])):
             a, b = find(w), find(x)
-            if a is b or _conflict(a, b) or _two_profiles(a, b):
+            if a is b or _conflict(a, b) or _two_profiles(a, b) or _one_byline(a, b):
                 continue
             keep, drop = (a, b) if _keeps(a, b) else (b, a)
             why = f"shared {rule} {_shown(shared)}" if shared else f"same {rule}"
@@ -430,12 +474,15 @@ def _join(clusters: list[_Entity], idless: list[Slot]) -> tuple[list[_Entity], l
                 by_name[n] = [e for e in by_name[n] if e is not drop]
                 if keep not in by_name[n]:
                     by_name[n].append(keep)
+        moved: set[SlotKey] = set()
         for s, e, rule, shared in slot_moves:
             target = find(e)
+            if s.paper in target.papers:  # another slot of its paper joined it this round
+                continue
+            moved.add(s.key)
             target.add(s)
             dirty.update(target.names)
             joins.note(target, rule, s, shared)
-        moved = {s.key for s, *_ in slot_moves}
         pending_weak = [
             w for w in pending_weak if id(w) in alive and any(len(by_name[n]) > 1 for n in w.names)
         ]
@@ -480,7 +527,7 @@ def person_properties(slots: list[Slot], evidence: Iterable[str]) -> Properties:
 
 
 def _resolve(slots: Iterable[Slot]) -> Resolution:
-    unique = _dedupe(slots)
+    unique = _without_byline_ids(_dedupe(slots))
     entities, left, kept = _join(
         _id_clusters([s for s in unique if s.keys]), [s for s in unique if not s.keys]
     )

@@ -396,3 +396,34 @@ def test_author_search_rows_carry_what_tells_people_apart(
     assert (row["firstYear"], row["lastYear"]) == (2018, 2022)
     assert row["venues"] == [{"venue": v, "papers": 1} for v in ("CoRL", "ICLR", "ICML")]
     assert row["coauthors"][0] == {"author": {"name": "Charles Babbage"}, "papers": 3}
+
+
+def test_two_authors_of_one_byline_are_never_one_person() -> None:
+    """A listing that gives two co-authors one id (paperlists gave Jeff Schneider's slot Barnabas
+    Poczos's email on one paper) must not make them one person on the papers they share: such a
+    person could keep only one AUTHORED edge a paper, so a slot was lost and the next ingest,
+    re-resolving the stored slots without it, moved people."""
+    eric = frozenset({"author:eric-xing"})
+    slots = [
+        # the listing's mistake: Jeff's slot carries Barnabas's email (on a paper without him)
+        Slot("x1", "Jeff Schneider", ("email:bp",), eric),
+        Slot("x2", "Barnabas Poczos", ("email:bp",), eric | {"author:jeff-schneider"}),
+        # both on one byline: Barnabas by the email, Jeff without ids (co-author Eric points to
+        # the cluster that now carries both names)
+        Slot("z", "Barnabas Poczos", ("email:bp",), eric | {"author:jeff-schneider"}),
+        Slot("z", "Jeff Schneider", (), eric | {"author:barnabas-poczos"}),
+        # one id on two slots of one paper: two people all the same
+        Slot("y", "Ada Lovelace", ("email:shared",), frozenset({"author:charles-babbage"})),
+        Slot("y", "Charles Babbage", ("email:shared",), frozenset({"author:ada-lovelace"})),
+    ]
+    people = resolve(slots)
+    assert people.person_of == resolve(slots[::-1]).person_of
+    for person in people.people.values():
+        papers = [s.paper for s in person.slots]
+        assert len(papers) == len(set(papers)), (person.id, papers)
+    assert people.person_of[("z", "author:jeff-schneider", 0)] == "author:jeff-schneider"
+    assert people.person_of[("z", "author:barnabas-poczos", 0)] == "author:email:bp"
+    assert (
+        people.person_of[("y", "author:ada-lovelace", 0)]
+        != people.person_of[("y", "author:charles-babbage", 0)]
+    )
