@@ -198,14 +198,19 @@ def figures(dev: DevSet, reader: SchemaReader, lists: dict[str, Listed], store_p
     )
 
 
+def upsert_dev_sets(store: SQLiteStore, devs: Sequence[DevSet]) -> None:
+    """Write the dev sets' records into ``store`` in batches of 500, as an ingest would."""
+    for dev in devs:
+        for i in range(0, len(dev.records), 500):
+            store.upsert(dev.records[i : i + 500])
+
+
 def evaluate_setting(devs: Sequence[DevSet], settings: Settings) -> dict[str, SettingFigures]:
     """Ingest the dev sets' records into one new SQLite store and read each set's figures."""
     with tempfile.TemporaryDirectory(prefix="kg-eval-") as tmp:
         store = SQLiteStore(Path(tmp))
         try:
-            for dev in devs:
-                for i in range(0, len(dev.records), 500):
-                    store.upsert(dev.records[i : i + 500])
+            upsert_dev_sets(store, devs)
             reader = SchemaReader(store, settings)
             t0 = time.perf_counter()
             lists = read_lists(reader)

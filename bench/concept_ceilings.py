@@ -54,7 +54,7 @@ from typing import Any  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api.concept_eval import BROAD_SHARE, DevSet, SchemaReader, extract  # noqa: E402
+from api.concept_eval import BROAD_SHARE, DevSet, SchemaReader, extract, upsert_dev_sets  # noqa: E402
 from bench.concepts import DEFAULT_DATA_DIR, DEV_SETS, machine  # noqa: E402
 from kg.core.config import Settings  # noqa: E402
 from kg.eval.evaluation import EvalPaper, load_eval_papers, score, stem_phrase, yake_predict  # noqa: E402
@@ -183,9 +183,7 @@ def read_store(devs: Sequence[DevSet], settings: Settings) -> Store:
     with tempfile.TemporaryDirectory(prefix="kg-ceiling-") as tmp:
         store = SQLiteStore(Path(tmp))
         try:
-            for dev in devs:
-                for i in range(0, len(dev.records), 500):
-                    store.upsert(dev.records[i : i + 500])
+            upsert_dev_sets(store, devs)
             reader = SchemaReader(store, settings)
             lists: dict[str, list[Item]] = {}
             after: str | None = None
