@@ -1,4 +1,4 @@
-"""A real ``kg ingest --no-embed`` timed per process: the writer's CPU, the workers', wall (run by hand).
+"""A real ``kg ingest`` (``--no-embed`` unless ``--embed``) timed per process: writer CPU, workers', wall.
 
 Why: in ``kg ingest`` the ingest process is the one writer (reads the files, resolves authors,
 plans and writes every batch) and the extraction runs in forked workers; with two cores the
@@ -41,14 +41,25 @@ run()
 """
 
 
-def one_run(code: Path, inputs: list[str], data_dir: Path, out: Path) -> dict[str, float]:
+def one_run(
+    code: Path, inputs: list[str], data_dir: Path, out: Path, embed: bool = False
+) -> dict[str, float]:
     if data_dir.exists():
         shutil.rmtree(data_dir)
     env = {**os.environ, "KG_DATA_DIR": str(data_dir), "PYTHONPATH": str(code.resolve())}
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-c", _WRAPPER, str(out), "ingest", "--no-progress", "--no-embed", *inputs],
+        [
+            sys.executable,
+            "-c",
+            _WRAPPER,
+            str(out),
+            "ingest",
+            "--no-progress",
+            *([] if embed else ["--no-embed"]),
+            *inputs,
+        ],
         env=env,
         cwd=code,
         check=True,
@@ -71,6 +82,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--keep", action="store_true", help="keep each checkout's last store in --work")
+    ap.add_argument("--embed", action="store_true", help="embed the papers too (kg ingest's default)")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     inputs = [str(Path(i).resolve()) for i in args.inputs]
@@ -78,7 +90,7 @@ def main() -> None:
     for r in range(args.runs):
         for i, code in enumerate(args.code):
             data_dir = args.work / (f"store-{i}" if args.keep else "store")
-            res = one_run(code, inputs, data_dir, args.work / "cpu.json")
+            res = one_run(code, inputs, data_dir, args.work / "cpu.json", args.embed)
             results[i].append(res)
             print(
                 f"run {r + 1} {code}: writer {res['writer']:.1f} s, workers {res['workers']:.1f} s, "
