@@ -15,11 +15,10 @@ from kg.core.models import Node
 from kg.core.names import author_query_key, query_keys, query_loose_key, words
 from kg.core.topics import topic_path
 from kg.read.errors import UnknownName
-from kg.stores.protocol import ReadStore
+from kg.stores.protocol import CLOSURE_LIMIT, ReadStore
 
 # The head-noun rule looks at this many concepts ending in the asked-for words.
 HEAD_NOUN_CANDIDATES = 200
-CLOSURE_LIMIT = 5000
 
 
 def display(node: Node) -> str:

@@ -36,6 +36,7 @@ from kg.read.networks import MAX_DEPTH, MAX_NODES, NetworkEdge, NetworkNode, Net
 from kg.read.resolve import TopicTree, display
 from kg.stores.nearest import Matrix
 from kg.stores.protocol import (
+    CLOSURE_LIMIT,
     ListOrder,
     Measure,
     Page,
@@ -66,7 +67,6 @@ GraphName = Literal["COAUTHOR", "CONCEPT"]
 # Co-authors served per author: a hyperauthored paper can give thousands.
 MAX_COAUTHORS = 1000
 MAX_AUTHOR_VENUES = 1000  # venue editions read per author (a prolific author has a few hundred)
-CLOSURE_LIMIT = 5000
 # Longest co-authorship chain searched: longer than any shortest path between two authors of
 # ../shared/data/paperlists/ (the longest seen in bench/paths.py's samples was far shorter).
 MAX_PATH_HOPS = 30

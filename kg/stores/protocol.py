@@ -41,6 +41,10 @@ from kg.core.models import (
 Direction = Literal["out", "in", "both"]
 PairType = Literal["COAUTHOR", "CO_OCCURS"]
 ListOrder = Literal["PAPER_COUNT", "NAME"]
+# The longest narrower closure a concept query lists: the concept and 4,999 below it (the read
+# service, the name resolver and the embedded store's held closure lists all use this one).
+CLOSURE_LIMIT = 5000
+
 # The orders of a paper list. Every one ends in a total order (the id last), so pages are
 # windows of one sequence and both stores list ties alike:
 # - NEWEST: year descending (no year last), then folded title, then id;

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from kg.core.models import Node, PaperRecord, Relationship
-from kg.read.service import CLOSURE_LIMIT, below
-from kg.stores.protocol import Page, PaperQuery
+from kg.read.service import below
+from kg.stores.protocol import CLOSURE_LIMIT, Page, PaperQuery
 from kg.stores.sqlite import SQLiteStore, closure_pages
 from kg.stores.sqlite.closure_pages import CLIMBS, HELD_CLOSURE, WARM_ASKS, ClosurePages, ClosurePagesCache
 from tests.graph_builders import curated_concept

@@ -45,7 +45,7 @@ from itertools import islice, repeat
 import numpy as np
 import numpy.typing as npt
 
-from kg.stores.protocol import Page, PaperOrder
+from kg.stores.protocol import CLOSURE_LIMIT, Page, PaperOrder
 
 # Every link that counts for a concept's papers with ``about_only`` (kg.stores.sqlite.reads
 # ._about_test), grouped by concept (the index's order: no sort): concept, paper, its kind
@@ -168,7 +168,9 @@ class ClosurePages:
             mine = np.arange(row_ptr[top], row_ptr[top + 1]) if top is not None else members[:0]
             theirs = _ranges(row_ptr, members)
             rows = np.concatenate((mine[own_counts[mine]], theirs[climbs[theirs]]))
-            newest, relevance = _one_list(code_a[rows], rank_a[rows])
+            _, relevance, newest = _grouped_lists(
+                np.zeros(len(rows), dtype=np.int64), code_a[rows], rank_a[rows], 1
+            )
             wide[concept] = (tuple(below), relevance, newest)
         return cls(ids, own, own_ptr, own_relevance, own_newest, wide)
 
@@ -209,9 +211,6 @@ class ClosurePages:
         return self.own_relevance[a:b], self.own_newest[a:b]
 
 
-_EMPTY: Codes = np.zeros(0, dtype=np.int32)
-
-
 def _ranges(ptr: npt.NDArray[np.int64], slots: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """The row positions of every slot of ``slots``, concatenated."""
     starts = ptr[slots]
@@ -224,26 +223,11 @@ def _ranges(ptr: npt.NDArray[np.int64], slots: npt.NDArray[np.int64]) -> npt.NDA
     return np.repeat(starts - offsets, lengths) + np.arange(total, dtype=np.int64)
 
 
-def _one_list(codes: npt.NDArray[np.int64], ranks: npt.NDArray[np.float64]) -> tuple[Codes, Codes]:
-    """One set's distinct papers in the newest order (ascending codes) and by relevance (best
-    rank descending, then newest)."""
-    if not len(codes):
-        return _EMPTY, _EMPTY
-    order = np.lexsort((-ranks, codes))  # by code, best rank first
-    c = codes[order]
-    first = np.ones(len(c), dtype=bool)
-    first[1:] = c[1:] != c[:-1]
-    newest = c[first]
-    score = ranks[order][first]
-    score[score == _NO_RANK] = 0.0
-    relevance = newest[np.lexsort((newest, -score))]
-    return newest.astype(np.int32), relevance.astype(np.int32)
-
-
 def _grouped_lists(
     slot: npt.NDArray[np.int64], code: npt.NDArray[np.int64], rank: npt.NDArray[np.float64], n_slots: int
 ) -> tuple[npt.NDArray[np.int64], Codes, Codes]:
-    """:func:`_one_list` of every slot's rows at once: the lists' bounds, and the lists."""
+    """Each slot's distinct papers by relevance (best rank descending, then newest) and in the
+    newest order (ascending codes), all slots at once: the lists' bounds, and the lists."""
     order = np.lexsort((-rank, code, slot))  # by slot, code, best rank first
     s, c, r = slot[order], code[order], rank[order]
     first = np.ones(len(s), dtype=bool)
@@ -256,8 +240,8 @@ def _grouped_lists(
     return ptr, relevance.astype(np.int32), c.astype(np.int32)
 
 
-# The longest closure a query lists (kg.read.service.CLOSURE_LIMIT: the concept and 4,999 below it).
-HELD_CLOSURE = 5000
+# The longest closure a query lists (the concept and 4,999 below it): the lists hold those closures.
+HELD_CLOSURE = CLOSURE_LIMIT
 # Asks of one version before its lists are built (see ClosurePagesCache.get).
 WARM_ASKS = 3
 
