@@ -253,6 +253,28 @@ def test_an_unchanged_store_is_read_in_full_only_once(
     assert "is damaged: " in capsys.readouterr().err
 
 
+def test_what_paperkg_writes_needs_no_second_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A store paperkg created, or opened verified, is stamped when it closes: the 100k store,
+    too large to check within the open budget, was never stamped, and every later open spent the
+    whole budget on a check it abandoned. A change by anything else still unstamps it."""
+    listing = tmp_path / "papers.jsonl"
+    lines = (TEST_DATA / "iclr2018.jsonl").read_text(encoding="utf-8").splitlines()
+    data_dir = tmp_path / "kg"
+    db = data_dir / DB
+    for part, chunk in enumerate((lines[:5], lines[5:10])):
+        listing.write_text("\n".join(chunk) + "\n", encoding="utf-8")
+        assert main(["ingest", "--no-progress", "--jobs", "1", "--data-dir", str(data_dir), str(listing)]) == 0
+        assert check.verified(db), f"ingest {part + 1} left the store unstamped"
+    assert main(["stats", "--data-dir", str(data_dir)]) == 0
+    assert check.verified(db)
+    capsys.readouterr()
+    CASES["middle page scribbled"](db)
+    assert not check.verified(db)
+    assert main(["stats", "--data-dir", str(data_dir)]) == 2
+    assert "is damaged: " in capsys.readouterr().err
+    assert not check.verified(db), "a damaged store was stamped"
+
+
 def test_zz_report_damage_outcomes() -> None:
     slowest = {k: round(v, 2) for k, v in SLOWEST.items()}
     print(

@@ -135,10 +135,16 @@ class SQLiteStore(SQLiteReads):
         # served read-only: reads work, writes are refused with one clear line.
         self.read_only = data_dir is not None and _read_only(data_dir / DB_FILE)
         self._ro_uri = f"file:{self.path}?mode=ro"
+        # Whether close() may stamp the file as verified (check.vouch): this process created it,
+        # or it had passed the whole-file checks, as it was, when opened.
+        self._vouch = False
         if data_dir is not None:
-            found = check.problems(data_dir / DB_FILE)
+            db = data_dir / DB_FILE
+            fresh = not db.exists() or db.stat().st_size == 0
+            found = check.problems(db)
             if found:
-                raise check.StoreDamaged(check.damaged_message(data_dir / DB_FILE, found))
+                raise check.StoreDamaged(check.damaged_message(db, found))
+            self._vouch = not self.read_only and (fresh or check.verified(db))
         try:
             if data_dir is not None and not self.read_only:
                 data_dir.mkdir(parents=True, exist_ok=True)
@@ -411,6 +417,8 @@ class SQLiteStore(SQLiteReads):
             for reader in self._readers:
                 reader.close()
             self._conn.close()
+            if self._vouch:
+                check.vouch(Path(self.path))
 
 
 # Stored graph analytics (kg.analyze): one row per node of each graph.
