@@ -140,6 +140,13 @@ def _stamp_file(path: Path) -> Path:
 
 
 def _stamp(path: Path) -> str:
+    """The file's size and modification time, and its WAL's when the WAL holds anything.
+
+    An empty WAL counts as none: opening a WAL store (even read-only, as the check does) creates
+    an empty one, and the last connection to close deletes it, so counting it made the stamp
+    written with the WAL gone differ from the one read with it present, and every open of a
+    stamped store read the whole file again.
+    """
     parts = []
     for file in (path, path.with_name(path.name + "-wal")):
         try:
@@ -147,7 +154,7 @@ def _stamp(path: Path) -> str:
         except OSError:
             parts.append("-")
             continue
-        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+        parts.append("-" if file is not path and st.st_size == 0 else f"{st.st_size}:{st.st_mtime_ns}")
     return " ".join(parts)
 
 
