@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from kg.authors.ingest import Collected, Prepared, apply_people, prepare
-from kg.authors.institutions import Synced
+from kg.authors.institutions import Synced, carries_affiliations
 from kg.authors.institutions import sync as sync_institutions
 from kg.authors.report import AuthorIdentityStats
 from kg.authors.resolution import Resolution
@@ -205,13 +205,17 @@ def ingest(
         files = files[:max_files]
     pending: list[RawPaper] = []
     current: dict[str, str | int] = {"file": "", "index": 0}
+    start_version = store.version()
+    affiliations_written = False
     conflicts = ConflictNotes()
     group: list[PaperRecord] = []  # extracted, not written yet
 
     def flush_group() -> None:
+        nonlocal affiliations_written
         records = group[:]
         group.clear()
         if records:
+            affiliations_written = affiliations_written or carries_affiliations(records)
             report.summary += store.upsert(records)
         if on_batch is not None:
             on_batch(len(records))
@@ -292,7 +296,9 @@ def ingest(
     store.flush()
     # Institutions are derived from every stored AUTHORED edge, after resolution moved slots
     # and the records were written (kg.authors.institutions: why not per record).
-    report.institutions = sync_institutions(store)
+    moved = report.resolution is not None and report.resolution.moved > 0
+    untouched = not (affiliations_written or moved or report.summary.updated)
+    report.institutions = sync_institutions(store, untouched_since=start_version if untouched else None)
     if progress is not None:
         progress.close()
     report.seconds = time.perf_counter() - t0

@@ -387,6 +387,15 @@ class GraphStore(Protocol):
         memory) on every call, so it always describes what is stored now."""
         ...
 
+    def institutions_synced_at(self) -> int | None:
+        """The store version at which the institution graph was last found to be the one the
+        ``AUTHORED`` edges give (:func:`kg.authors.institutions.sync`); ``None`` if never."""
+        ...
+
+    def note_institutions_synced(self, version: int) -> None:
+        """Record :meth:`institutions_synced_at`; the store version stays."""
+        ...
+
     def close(self) -> None:
         """Release resources; the store is unusable afterwards."""
         ...

@@ -156,6 +156,50 @@ def test_same_institutions_for_any_order_and_a_reingest_changes_nothing(
     assert store.version() == version
 
 
+def test_an_ingest_that_writes_no_affiliation_does_not_derive_them_again(
+    store: GraphStore, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    """Deriving reads every affiliation of the store (80% of adding 10 papers at 100k). An ingest
+    that wrote none, updated no paper and moved no slot skips it, but only when the graph was
+    derived at the version that ingest started from: any other write since (here a replaced
+    institution graph, as an ingest stopped before its last step would leave) derives it again."""
+    ingest(write_listings(tmp_path / "in", LISTINGS), store, pipeline, jobs=1)
+    expected = store.export()
+    assert store.institutions_synced_at() == store.version()
+
+    def plain_papers(name: str, titles: list[str]) -> list[Path]:
+        rows = [
+            paperlists_record(f"{name}{i}", t, ["Grace Hopper"], ["~Grace_Hopper1"])
+            for i, t in enumerate(titles)
+        ]
+        return write_listings(tmp_path / name, {f"{name}.json": rows})
+
+    report = ingest(plain_papers("p", ["Sorting networks", "Tape drives"]), store, pipeline, jobs=1)
+    assert report.summary.added == 2 and report.institutions is not None
+    assert not report.institutions.derived and not report.institutions.changed
+    assert (report.institutions.institutions, report.institutions.affiliations) == (2, 4)
+    assert "this ingest wrote no affiliation" in report.institutions.line()
+    assert _affiliations(store.export()) == EXPECTED_AFFILIATIONS
+    assert store.institutions_synced_at() == store.version()
+
+    store.replace_institutions([], [])  # a write the last derivation did not see
+    report = ingest(plain_papers("q", ["Magnetic cores"]), store, pipeline, jobs=1)
+    assert report.institutions is not None and report.institutions.derived and report.institutions.changed
+    assert _institutions(store.export()) == _institutions(expected)
+    assert _affiliations(store.export()) == EXPECTED_AFFILIATIONS
+
+    listing = {
+        "new.json": [
+            paperlists_record(
+                "n1", "Harvard Mark I", ["Grace Hopper"], ["~Grace_Hopper1"], ["Harvard University"]
+            )
+        ]
+    }
+    report = ingest(write_listings(tmp_path / "new", listing), store, pipeline, jobs=1)
+    assert report.institutions is not None and report.institutions.derived and report.institutions.changed
+    assert (HOPPER, "institution:harvard university") in _affiliations(store.export())
+
+
 def test_build_is_a_function_of_the_set_of_slots() -> None:
     rows: list[tuple[str, str, object, object]] = [
         ("author:a", "paper:1", 2020, ["MIT <mit.edu>"]),

@@ -549,6 +549,8 @@ def set_pair_keys(type_: str, rows: Sequence[Sequence[Any]]) -> Statement:
 
 # Meta node present once every keyphrase row carries its lookup ``key`` and ``about``.
 KEYPHRASE_KEYS_ID = "keyphrase-keys"
+# meta node: the store version the institution graph was last derived at (institutions_synced_at)
+INSTITUTIONS_SYNCED_ID = "institutions-synced"
 
 
 def keyphrases_without_key() -> Statement:

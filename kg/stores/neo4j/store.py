@@ -550,6 +550,14 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         with self._errors(), self._session(fetch_size=institutions.BATCH) as session:
             return institutions.digest(session)
 
+    def institutions_synced_at(self) -> int | None:
+        rows = self._read(q.read_meta(q.INSTITUTIONS_SYNCED_ID))
+        return int(rows[0]["value"]) if rows else None
+
+    def note_institutions_synced(self, version: int) -> None:
+        with self._errors(), self._session() as session:
+            session.execute_write(self._exec, q.set_meta(q.INSTITUTIONS_SYNCED_ID, version))
+
     def remove_concepts(self, concepts: Sequence[str], links: Sequence[tuple[str, str, str]]) -> None:
         if concepts or links:
             self._locked_write(lambda tx: concepts_ops.remove(tx, concepts, links))

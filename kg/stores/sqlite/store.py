@@ -408,6 +408,22 @@ class SQLiteStore(SQLiteReads):
         with self._lock, self._errors():
             return institutions.digest(self._conn)
 
+    def institutions_synced_at(self) -> int | None:
+        with self._lock, self._errors():
+            row = self._conn.execute(
+                "SELECT value FROM meta WHERE key = ?", (INSTITUTIONS_SYNCED,)
+            ).fetchone()
+        return None if row is None else int(row[0])
+
+    def note_institutions_synced(self, version: int) -> None:
+        def note(c: sqlite3.Connection) -> None:
+            c.execute(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (INSTITUTIONS_SYNCED, version),
+            )
+
+        self._write(note)
+
     def ping(self) -> None:
         with self._errors():
             self._reader().execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
@@ -420,6 +436,9 @@ class SQLiteStore(SQLiteReads):
             if self._vouch:
                 check.vouch(Path(self.path))
 
+
+# meta key: the store version the institution graph was last derived at (institutions_synced_at)
+INSTITUTIONS_SYNCED = "institutions-synced"
 
 # Stored graph analytics (kg.analyze): one row per node of each graph.
 ANALYSIS_DDL = (
