@@ -263,9 +263,18 @@ def test_what_paperkg_writes_needs_no_second_read(tmp_path: Path, capsys: pytest
     db = data_dir / DB
     for part, chunk in enumerate((lines[:5], lines[5:10])):
         listing.write_text("\n".join(chunk) + "\n", encoding="utf-8")
+        # The second ingest writes while another process reads (`kg serve` beside `kg ingest`):
+        # the reader's close, the last, must find nothing left to write into the file.
+        beside = sqlite3.connect(f"file:{db}?mode=ro", uri=True) if part else None
+        if beside is not None:
+            assert beside.execute("SELECT count(*) FROM nodes WHERE label = 'Paper'").fetchone()[0] == 5
         args = ["ingest", "--no-progress", "--jobs", "1", "--data-dir", str(data_dir), str(listing)]
         assert main(args) == 0
         assert check.verified(db), f"ingest {part + 1} left the store unstamped"
+        if beside is not None:
+            assert beside.execute("SELECT count(*) FROM nodes WHERE label = 'Paper'").fetchone()[0] == 10
+            beside.close()
+            assert check.verified(db), "the reader's close changed the file after the stamp"
     assert main(["stats", "--data-dir", str(data_dir)]) == 0
     assert check.verified(db)
     # A reader opening the WAL store creates an empty WAL beside it: not a change to the file

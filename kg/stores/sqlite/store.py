@@ -13,6 +13,7 @@ share) over the rows :mod:`kg.stores.sqlite.batch_writes` reads, and applied the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sqlite3
@@ -136,8 +137,10 @@ class SQLiteStore(SQLiteReads):
         self.read_only = data_dir is not None and _read_only(data_dir / DB_FILE)
         self._ro_uri = f"file:{self.path}?mode=ro"
         # Whether close() may stamp the file as verified (check.vouch): this process created it,
-        # or it had passed the whole-file checks, as it was, when opened.
+        # or it had passed the whole-file checks, as it was, when opened; and it wrote (a reader
+        # that only read, such as a long-running `kg serve`, vouches for nothing).
         self._vouch = False
+        self._wrote = False
         if data_dir is not None:
             db = data_dir / DB_FILE
             fresh = not db.exists() or db.stat().st_size == 0
@@ -303,6 +306,7 @@ class SQLiteStore(SQLiteReads):
                 if c.in_transaction:
                     c.execute("ROLLBACK")
                 raise
+            self._wrote = True
             return result
 
         with self._lock, self._errors():
@@ -432,8 +436,14 @@ class SQLiteStore(SQLiteReads):
         with self._lock:
             for reader in self._readers:
                 reader.close()
+            vouch = self._vouch and self._wrote
+            if vouch:
+                # Everything into the main file now, so that a reader closing later (the last
+                # connection checkpoints) has nothing left to write and the stamp stays true.
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._conn.close()
-            if self._vouch:
+            if vouch:
                 check.vouch(Path(self.path))
 
 
