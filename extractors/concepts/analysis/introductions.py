@@ -2,7 +2,9 @@
 
 What it decides: introduced names become discovered METHOD candidates (a known concept is not a
 new one), with later uses of a one-token name counted; named models and datasets ("GPT-4",
-"ImageNet") are marked ``named`` and placed under their family's curated concept.
+"ImageNet") are marked ``named`` and placed under their family's curated concept; an introduced
+name described by an appositive ("GPQA, a challenging dataset") gets its head as a head parent
+(:mod:`.heads`).
 
 Why: a paper's own method is what it is most about (:mod:`.demotions` ranks it first), and a
 name is never junk however its words look.
@@ -11,6 +13,7 @@ name is never junk however its words look.
 from __future__ import annotations
 
 from extractors.concepts.analysis.context import PaperContext
+from extractors.concepts.analysis.heads import appositive_head
 from extractors.concepts.analysis.names import display_name
 from extractors.concepts.discovery import find_introduced, find_named_entities
 from extractors.concepts.tokens import MARKS
@@ -48,6 +51,9 @@ def collect_introduced(ctx: PaperContext) -> None:
             target.aliases.append(item.acronym)
         if target.key not in introduced_keys:
             introduced_keys.append(target.key)
+        head = appositive_head(stream, item.end, ctx.vocab, ctx.background)
+        if head is not None and head != target.key and head not in target.parents:
+            target.parents.append(head)  # "GPQA, a challenging dataset" (.heads)
 
 
 def collect_named(ctx: PaperContext) -> None:
