@@ -375,7 +375,7 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
         about = salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c))
         heads = list(c.parents)
         if about and (c.in_title or analysis.where(c)[0]):
-            head = headline_parent(c.key, vocab, background)
+            head = headline_parent(c.key, vocab, background, c.vocab_id)
             if head is not None and head not in heads:
                 heads.append(head)
         parents.extend((c.id, h) for h in heads)

@@ -13,10 +13,13 @@ of its own, ``source: discovered``, never provisional: :func:`extractors.concept
   "we propose IsoBench, a benchmark dataset containing ...").
 
 Only a *field's term* heads a parent: a one-word author keyword of at least
-:data:`~.subphrases.TERM_MIN_KEYWORD_SINGLE` NeurIPS 2023 papers (the test stage 7 uses), so
-"benchmark" (60 papers), "dataset" (50) and "evaluation" (19) do, "framework" (2), "method" and
-"approach" (0) do not. A curated head is no business of this stage: :meth:`Analysis.finalize`
-already places a phrase under the longest vocabulary concept at its end.
+:data:`HEAD_MIN_KEYWORD` NeurIPS 2023 papers, so "benchmark" (60 papers), "dataset" (50) and
+"evaluation" (19) do; "framework" (2), "method" and "approach" (0) do not, nor words that are
+parts of many terms but seldom a keyword alone ("learning" 7, "language" 5: "vision language" is
+no language). A curated head is no business of this stage: :meth:`Analysis.finalize` already
+places a phrase under the longest vocabulary concept at its end; and a curated concept gets a
+head parent only when the vocabulary gives it none ("LLM evaluation" -> evaluation; not
+"reinforcement learning", which sits under machine learning).
 
 Why: authors file a paper under its genre ("evaluation", "benchmark", "dataset" are three of
 COLM 2024's five most frequent keywords), and the vocabulary may not hold such generic words
@@ -30,13 +33,17 @@ table and the paper's own text, so a record is the same alone or in any batch.
 
 from __future__ import annotations
 
-from extractors.concepts.analysis.subphrases import TERM_MIN_KEYWORD_SINGLE
 from extractors.concepts.background import Background
 from extractors.concepts.tokens import TokenStream
 from extractors.concepts.vocabulary import Vocabulary
 
+# A head parent's word is an author keyword on its own in at least this many NeurIPS 2023 papers:
+# "benchmark" 60, "dataset" 50, "evaluation" 19, "graph" 15 do; "learning" 7, "representation" 6,
+# "language" 5, parts of many terms but seldom a paper's genre, do not.
+HEAD_MIN_KEYWORD = 10
 APPOSITIVE_WORDS = 6  # at most this many adjectives and nouns between "a"/"an" and the head
 _ARTICLES = frozenset({"a", "an"})
+_SEPARATORS = frozenset({",", ":"})  # "GPQA, a challenging dataset"; a title's "IllusionVQA: A ... Dataset"
 
 
 def field_head(word: str, vocab: Vocabulary, background: Background) -> tuple[str, ...] | None:
@@ -44,13 +51,17 @@ def field_head(word: str, vocab: Vocabulary, background: Background) -> tuple[st
     key = (word,)
     if not word or word.startswith("A:") or key in vocab.index:
         return None
-    return key if background.keywords.get(key, 0) >= TERM_MIN_KEYWORD_SINGLE else None
+    return key if background.keywords.get(key, 0) >= HEAD_MIN_KEYWORD else None
 
 
-def headline_parent(key: tuple[str, ...], vocab: Vocabulary, background: Background) -> tuple[str, ...] | None:
+def headline_parent(
+    key: tuple[str, ...], vocab: Vocabulary, background: Background, curated_id: str = ""
+) -> tuple[str, ...] | None:
     """The head parent of a phrase of two or more words (its last word, when a field's term);
-    the caller has checked that the paper is about the phrase and names it in its headline."""
-    if len(key) < 2:
+    the caller has checked that the paper is about the phrase and names it in its headline.
+    ``curated_id``: the phrase is that curated concept (a parent only if the vocabulary gives
+    it none)."""
+    if len(key) < 2 or (curated_id and vocab.concepts[curated_id].broader):
         return None
     return field_head(key[-1], vocab, background)
 
@@ -59,9 +70,10 @@ def appositive_head(
     stream: TokenStream, end: int, vocab: Vocabulary, background: Background
 ) -> tuple[str, ...] | None:
     """The head parent of a name ending at token ``end`` that an appositive describes: ", a
-    [adjectives and nouns] HEAD" right after it, HEAD the last noun before any other word."""
+    [adjectives and nouns] HEAD" right after it (or ": A ... HEAD", a title's subtitle), HEAD the
+    last noun before any other word."""
     toks, keys, cls, n = stream.text, stream.keys, stream.cls, len(stream)
-    if end + 2 >= n or toks[end] != "," or keys[end + 1] not in _ARTICLES:
+    if end + 2 >= n or toks[end] not in _SEPARATORS or keys[end + 1] not in _ARTICLES:
         return None
     start = e = end + 2
     while e < n and e < start + APPOSITIVE_WORDS and cls[e] in ("N", "A"):

@@ -27,8 +27,12 @@ def collect_introduced(ctx: PaperContext) -> None:
     introduced_keys = ctx.introduced_keys
     for item in introduced:
         key = tuple(keys[item.start : item.end])
-        if key in index:
-            continue  # a known concept, not a new one
+        head = appositive_head(stream, item.end, ctx.vocab, ctx.background)
+        if key in index:  # a known concept, not a new one; still a kind of its appositive's head
+            known = ctx.by_vocab.get(index[key])
+            if known is not None and head is not None and head not in known.parents and not known.broader:
+                known.parents.append(head)
+            continue
         target = ctx.acronym_target.get(keys[item.start]) if item.end - item.start == 1 else None
         if target is None:
             target = ctx.by_key.get(key)
@@ -51,7 +55,6 @@ def collect_introduced(ctx: PaperContext) -> None:
             target.aliases.append(item.acronym)
         if target.key not in introduced_keys:
             introduced_keys.append(target.key)
-        head = appositive_head(stream, item.end, ctx.vocab, ctx.background)
         if head is not None and head != target.key and head not in target.parents:
             target.parents.append(head)  # "GPQA, a challenging dataset" (.heads)
 
