@@ -4,6 +4,7 @@ Usage::
 
     python bench/coverage_misses.py [--data-dir ../shared/data] [--sets "COLM 2024" "3DV 2025"]
                                     [--cache FILE] [--examples 6] [--no-link-detail]
+                                    [--added BASE_CACHE] [--sample 20] [--seed 25]
 
 Why: the keyword-coverage target (issue 25: for the 25 most frequent author keywords of a dev
 set, ``concept(K).papers`` holds >= 75% of the papers whose authors listed K) is read through the
@@ -28,16 +29,24 @@ that fits, from its record and the store:
 Each class is printed with examples (the keyword, the paper's title, what it links instead).
 Records are extracted in fast mode as ``kg ingest`` would (one ``Pipeline.build`` per set);
 ``--cache`` keeps them between runs (delete it after changing the extractor).
+
+``--added BASE_CACHE`` (a ``--cache`` file written by another tree, e.g. the base commit): every
+(concept, paper) link ``concept(K).papers`` lists with this tree's records but not with the
+base's, for every concept with a discovered ``BROADER`` parent or that is one (the links a
+placement rule adds), each set alone in its store; counted per concept and a random
+``--sample`` printed with title, the paper's own link that climbs, and the abstract's start,
+for judging by hand.
 """
 
 from __future__ import annotations
 
 import argparse
 import pickle
+import random
 import re
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,7 +137,11 @@ def classify(
     in_text = any(t_stems[i : i + len(k_stems)] == k_stems for i in range(len(t_stems)))
     if below and not any(r.properties.get("about") for r in below):
         r = below[0]
-        return "passing", f"{names.get(r.end, r.end)} (about: false, salience {r.properties.get('salience')})", in_text
+        return (
+            "passing",
+            f"{names.get(r.end, r.end)} (about: false, salience {r.properties.get('salience')})",
+            in_text,
+        )
     if below:
         return "not climbing", ", ".join(names.get(r.end, r.end) for r in below), in_text
 
@@ -190,6 +203,52 @@ def set_misses(dev: DevSet, settings: Settings) -> SetMisses:
     return out
 
 
+def _store(records: list[PaperRecord], tmp: str) -> SQLiteStore:
+    store = SQLiteStore(Path(tmp))
+    for i in range(0, len(records), 500):
+        store.upsert(records[i : i + 500])
+    return store
+
+
+def added_links(dev: DevSet, base: list[PaperRecord], settings: Settings) -> list[tuple[str, str, str, str]]:
+    """(parent, title, the paper's own about link below it, abstract) of each link the branch's
+    records add to ``concept(parent).papers`` of a discovered parent (see the module doc)."""
+    parents: set[str] = set()
+    for rec in dev.records:
+        nodes = {n.id: n for n in rec.nodes}
+        for rel in rec.relationships:
+            end = nodes.get(rel.end)
+            if rel.type == "BROADER" and end is not None and end.properties.get("source") == "discovered":
+                parents.add(str(end.properties.get("name")))
+    papers = {r.paper.id: p for r, p in zip(dev.records, dev.papers, strict=True)}
+    own = {r.paper.id: r for r in dev.records}
+    out: list[tuple[str, str, str, str]] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="kg-added-") as t1,
+        tempfile.TemporaryDirectory(prefix="kg-added-") as t2,
+    ):
+        new, old = _store(dev.records, t1), _store(base, t2)
+        try:
+            rn, ro = SchemaReader(new, settings), SchemaReader(old, settings)
+            for name in sorted(parents):
+                node = resolve_concept(new, name)
+                closure = set(new.narrower_closure(node.id, CLOSURE_LIMIT)) if node else set()
+                for pid in sorted((concept_papers(rn, name) or set()) - (concept_papers(ro, name) or set())):
+                    rec = own[pid]
+                    names = {n.id: str(n.properties.get("name")) for n in rec.nodes}
+                    why = [
+                        names.get(r.end, r.end)
+                        for r in _mentions(rec)
+                        if r.end in closure and r.properties.get("about")
+                    ]
+                    paper = papers[pid]
+                    out.append((name, paper.title, ", ".join(why), paper.abstract))
+        finally:
+            new.close()
+            old.close()
+    return out
+
+
 def report(result: SetMisses, examples: int, no_link_detail: bool) -> None:
     by = defaultdict(list)
     for m in result.misses:
@@ -216,11 +275,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, default=None, help="keep the extracted records here")
     p.add_argument("--examples", type=int, default=6)
     p.add_argument("--no-link-detail", action="store_true", help="print every 'no link' paper")
+    p.add_argument("--added", type=Path, default=None, help="the base tree's --cache: links added")
+    p.add_argument("--sample", type=int, default=20)
+    p.add_argument("--seed", type=int, default=25)
     args = p.parse_args(argv)
     cached: dict[str, list[PaperRecord]] = {}
     if args.cache is not None and args.cache.exists():
         cached = pickle.loads(args.cache.read_bytes())
     settings = Settings(backend="sqlite")
+    added: list[tuple[str, str, str, str, str]] = []
     for label in args.sets:
         papers = [q for name in DEV_SETS[label] for q in load_eval_papers(args.data_dir / name)]
         dev = DevSet(label, papers)
@@ -230,6 +293,17 @@ def main(argv: list[str] | None = None) -> int:
                 args.cache.write_bytes(pickle.dumps(cached))
         dev.records = cached[label]
         report(set_misses(dev, settings), args.examples, args.no_link_detail)
+        if args.added is not None:
+            base = pickle.loads(args.added.read_bytes())[label]
+            links = added_links(dev, base, settings)
+            added.extend((label, *link) for link in links)
+    if args.added is not None:
+        print(f"\n== links added to a discovered parent's papers: {len(added)} ==")
+        per = Counter((label, parent) for label, parent, *_ in added)
+        print("  " + ", ".join(f"{parent} ({label}) +{n}" for (label, parent), n in per.most_common()))
+        sample = random.Random(args.seed).sample(added, min(args.sample, len(added)))
+        for i, (label, parent, title, why, abstract) in enumerate(sample, 1):
+            print(f"  {i}. [{label}] {parent} <- {why}: {title!r}\n     {abstract[:400]!r}")
     return 0
 
 

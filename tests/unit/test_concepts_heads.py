@@ -82,8 +82,12 @@ def test_a_phrase_named_in_passing_gives_no_parent(fast: Pipeline) -> None:
     assert "automatic evaluation" not in head_parents(record(fast, *PASSING_PAPER))
 
 
-def test_concept_papers_of_the_parent_list_the_paper_alone_in_its_store(fast: Pipeline, tmp_path: Path) -> None:
-    records = [record(fast, *p, line=i) for i, p in enumerate((DATASET_PAPER, FRAMEWORK_PAPER, HEADLINE_PAPER))]
+def test_concept_papers_of_the_parent_list_the_paper_alone_in_its_store(
+    fast: Pipeline, tmp_path: Path
+) -> None:
+    records = [
+        record(fast, *p, line=i) for i, p in enumerate((DATASET_PAPER, FRAMEWORK_PAPER, HEADLINE_PAPER))
+    ]
     store = SQLiteStore(tmp_path)
     try:
         store.upsert(records)
