@@ -41,6 +41,10 @@ from extractors.concepts.vocabulary import Vocabulary
 # "benchmark" 60, "dataset" 50, "evaluation" 19, "graph" 15 do; "learning" 7, "representation" 6,
 # "language" 5, parts of many terms but seldom a paper's genre, do not.
 HEAD_MIN_KEYWORD = 10
+# A phrase that is an author keyword on its own in this many NeurIPS 2023 papers is a named field or
+# method, not a kind of its last word's genre ("information theory" 16, "game theory" 16, "learning
+# theory" 28: not theory papers); "automatic evaluation" (2) still is an evaluation.
+TERM_MIN_KEYWORD = 5
 APPOSITIVE_WORDS = 6  # at most this many adjectives and nouns between "a"/"an" and the head
 _ARTICLES = frozenset({"a", "an"})
 _SEPARATORS = frozenset({",", ":"})  # "GPQA, a challenging dataset"; a title's "IllusionVQA: A ... Dataset"
@@ -60,9 +64,11 @@ def headline_parent(
     """The head parent of a phrase of two or more words (its last word, when a field's term);
     the caller has checked that the paper is about the phrase and names it in its headline.
     ``curated_id``: the phrase is that curated concept (a parent only if the vocabulary gives
-    it none)."""
+    it none). A phrase that is a field's term of its own (:data:`TERM_MIN_KEYWORD`) gets none."""
     if len(key) < 2 or (curated_id and vocab.concepts[curated_id].broader):
         return None
+    if background.keywords.get(key, 0) >= TERM_MIN_KEYWORD:
+        return None  # a named field of its own: information theory is no theory paper
     return field_head(key[-1], vocab, background)
 
 
