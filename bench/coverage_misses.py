@@ -116,7 +116,12 @@ def _stems(text: str) -> list[str]:
 
 def _mentions(record: PaperRecord) -> list[Relationship]:
     out = [r for r in record.relationships if r.type == "MENTIONS"]
-    return sorted(out, key=lambda r: -float(r.properties.get("score") or 0.0))
+
+    def score(r: Relationship) -> float:
+        value = r.properties.get("score")
+        return float(value) if isinstance(value, int | float) else 0.0
+
+    return sorted(out, key=lambda r: -score(r))
 
 
 def classify(
