@@ -32,8 +32,8 @@ Records are extracted in fast mode as ``kg ingest`` would (one ``Pipeline.build`
 
 ``--added BASE_CACHE`` (a ``--cache`` file written by another tree, e.g. the base commit): every
 (concept, paper) link ``concept(K).papers`` lists with this tree's records but not with the
-base's, for every concept with a discovered ``BROADER`` parent or that is one (the links a
-placement rule adds), each set alone in its store; counted per concept and a random
+base's, for every concept that is a discovered ``BROADER`` parent and each ``--concept`` (the
+links a placement rule adds), each set alone in its store; counted per concept and a random
 ``--sample`` printed with title, the paper's own link that climbs, and the abstract's start,
 for judging by hand.
 """
@@ -47,6 +47,7 @@ import re
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,10 +216,12 @@ def _store(records: list[PaperRecord], tmp: str) -> SQLiteStore:
     return store
 
 
-def added_links(dev: DevSet, base: list[PaperRecord], settings: Settings) -> list[tuple[str, str, str, str]]:
+def added_links(
+    dev: DevSet, base: list[PaperRecord], settings: Settings, also: Sequence[str] = ()
+) -> list[tuple[str, str, str, str]]:
     """(parent, title, the paper's own about link below it, abstract) of each link the branch's
     records add to ``concept(parent).papers`` of a discovered parent (see the module doc)."""
-    parents: set[str] = set()
+    parents: set[str] = set(also)
     for rec in dev.records:
         nodes = {n.id: n for n in rec.nodes}
         for rel in rec.relationships:
@@ -281,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--examples", type=int, default=6)
     p.add_argument("--no-link-detail", action="store_true", help="print every 'no link' paper")
     p.add_argument("--added", type=Path, default=None, help="the base tree's --cache: links added")
+    p.add_argument("--concept", action="append", default=[], help="with --added: compare this one too")
     p.add_argument("--sample", type=int, default=20)
     p.add_argument("--seed", type=int, default=25)
     args = p.parse_args(argv)
@@ -300,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         report(set_misses(dev, settings), args.examples, args.no_link_detail)
         if args.added is not None:
             base = pickle.loads(args.added.read_bytes())[label]
-            links = added_links(dev, base, settings)
+            links = added_links(dev, base, settings, args.concept)
             added.extend((label, *link) for link in links)
     if args.added is not None:
         print(f"\n== links added to a discovered parent's papers: {len(added)} ==")
