@@ -17,7 +17,6 @@ from spacy.tokens import Doc
 
 from extractors.concepts.analysis import ABOUT_THRESHOLD, CACHE_KEY, Analysis, Candidate, analyse
 from extractors.concepts.analysis.candidate import kind_for_head
-from extractors.concepts.analysis.heads import headline_parent
 from extractors.concepts.analysis.names import variant_id
 from extractors.concepts.analysis.senses import stays_below
 from extractors.concepts.background import Background, load_background
@@ -366,19 +365,13 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
     if analysis is None:
         return parts
     vocab = analysis.vocab
-    background = _background(x)
     added: set[str] = set()
     parents: list[tuple[str, tuple[str, ...]]] = []  # (concept id, head parent key): .heads
     math = paper_math(x)
     for rank, c in enumerate(selected_mentions(analysis)):
         salience = analysis.salience(c)
         about = salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c))
-        heads = list(c.parents)
-        if about and (c.in_title or analysis.where(c)[0]):
-            head = headline_parent(c.key, vocab, background, c.vocab_id)
-            if head is not None and head not in heads:
-                heads.append(head)
-        parents.extend((c.id, h) for h in heads)
+        parents.extend((c.id, h) for h in c.parents)
         props: Properties = {
             "count": c.count,
             "score": c.score,
