@@ -3,7 +3,7 @@ GPQA, a challenging dataset of 448 questions" makes GPQA a dataset.
 
 What it decides: the *head parent* of a name the paper introduces (stage 4,
 :mod:`.introductions`): the head noun of the appositive right after the name (", a [adjectives
-and nouns] HEAD", or a title's ": A ... HEAD"), when that noun is a one-word field term that is
+and nouns] HEAD", or ": a ... HEAD"), when that noun is a one-word field term that is
 no curated concept. The record links the name to it with ``BROADER``; the parent is a Concept
 node of its own (``source: discovered``, never provisional: :func:`extractors.concepts.extract.parent_node`).
 
@@ -40,7 +40,7 @@ from extractors.concepts.vocabulary import Vocabulary
 HEAD_MIN_KEYWORD = 10
 APPOSITIVE_WORDS = 6  # at most this many adjectives and nouns between "a"/"an" and the head
 _ARTICLES = frozenset({"a", "an"})
-_SEPARATORS = frozenset({",", ":"})  # "GPQA, a challenging dataset"; a title's "IllusionVQA: A ... Dataset"
+_SEPARATORS = frozenset({",", ":"})  # "GPQA, a challenging dataset"; "IllusionVQA: a diverse dataset"
 
 
 def field_head(word: str, vocab: Vocabulary, background: Background) -> tuple[str, ...] | None:
@@ -55,7 +55,7 @@ def appositive_head(
     stream: TokenStream, end: int, vocab: Vocabulary, background: Background
 ) -> tuple[str, ...] | None:
     """The head parent of a name ending at token ``end`` that an appositive describes: ", a
-    [adjectives and nouns] HEAD" right after it (or ": A ... HEAD", a title's subtitle), HEAD the
+    [adjectives and nouns] HEAD" right after it (or ": a ... HEAD"), HEAD the
     last noun before any other word."""
     toks, keys, cls, n = stream.text, stream.keys, stream.cls, len(stream)
     if end + 2 >= n or toks[end] not in _SEPARATORS or keys[end + 1] not in _ARTICLES:
