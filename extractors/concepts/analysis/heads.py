@@ -40,6 +40,7 @@ from extractors.concepts.vocabulary import Vocabulary
 HEAD_MIN_KEYWORD = 10
 APPOSITIVE_WORDS = 6  # at most this many adjectives and nouns between "a"/"an" and the head
 _ARTICLES = frozenset({"a", "an"})
+_NAMING = frozenset({"named", "called", "dubbed"})  # "a benchmark named UniQA-3D"
 _SEPARATORS = frozenset({",", ":"})  # "GPQA, a challenging dataset"; "IllusionVQA: a diverse dataset"
 
 
@@ -66,3 +67,24 @@ def appositive_head(
     while e > start and cls[e - 1] != "N":
         e -= 1
     return field_head(keys[e - 1], vocab, background) if e > start else None
+
+
+def preceding_head(
+    stream: TokenStream, start: int, vocab: Vocabulary, background: Background
+) -> tuple[str, ...] | None:
+    """The head parent of a name starting at token ``start`` that its own noun phrase describes:
+    "a new synthetic benchmark RULER", "a benchmark dataset CUNIT", "a benchmark named UniQA-3D"
+    (HEAD right before the name, or before "named"/"called"/"dubbed", and only adjectives and
+    nouns back to "a"/"an": "the popular benchmark WebArena" is one the paper uses)."""
+    keys, cls = stream.keys, stream.cls
+    j = start - 1
+    if j >= 0 and keys[j] in _NAMING:
+        j -= 1
+    if j < 1 or cls[j] != "N":
+        return None
+    k = j - 1
+    while k >= 0 and j - k <= APPOSITIVE_WORDS and cls[k] in ("N", "A") and keys[k] not in _ARTICLES:
+        k -= 1
+    if k < 0 or keys[k] not in _ARTICLES:
+        return None
+    return field_head(keys[j], vocab, background)

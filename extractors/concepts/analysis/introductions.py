@@ -13,7 +13,7 @@ name is never junk however its words look.
 from __future__ import annotations
 
 from extractors.concepts.analysis.context import PaperContext
-from extractors.concepts.analysis.heads import appositive_head
+from extractors.concepts.analysis.heads import appositive_head, preceding_head
 from extractors.concepts.analysis.names import display_name
 from extractors.concepts.discovery import find_introduced, find_named_entities
 from extractors.concepts.tokens import MARKS
@@ -27,7 +27,9 @@ def collect_introduced(ctx: PaperContext) -> None:
     introduced_keys = ctx.introduced_keys
     for item in introduced:
         key = tuple(keys[item.start : item.end])
-        head = appositive_head(stream, item.end, ctx.vocab, ctx.background)
+        head = appositive_head(stream, item.end, ctx.vocab, ctx.background) or preceding_head(
+            stream, item.start, ctx.vocab, ctx.background
+        )
         if key in index:  # a known concept, not a new one; still a kind of its appositive's head
             known = ctx.by_vocab.get(index[key])
             if known is not None and head is not None and head not in known.parents and not known.broader:
