@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc
 
 from extractors.concepts.analysis import ABOUT_THRESHOLD, CACHE_KEY, Analysis, Candidate, analyse
+from extractors.concepts.analysis.candidate import kind_for_head
+from extractors.concepts.analysis.names import variant_id
 from extractors.concepts.analysis.senses import stays_below
 from extractors.concepts.background import Background, load_background
 from extractors.concepts.predicted import SCORE_SCALE, doc_mentions, predictor_of
@@ -164,9 +166,7 @@ def paper_analysis(x: ExtractInput) -> Analysis | None:
         return cached
     vocab = x.context["vocabulary"]
     assert isinstance(vocab, Vocabulary)
-    background = x.context.get("background")
-    if not isinstance(background, Background):
-        background = load_background()
+    background = _background(x)
     title_end = title_length(x.paper.title) if x.title_end is None else x.title_end
     return analyse(x.doc, x.text, title_end, vocab, background, x.tokens_only)
 
@@ -366,10 +366,12 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
         return parts
     vocab = analysis.vocab
     added: set[str] = set()
+    parents: list[tuple[str, tuple[str, ...]]] = []  # (concept id, head parent key): .heads
     math = paper_math(x)
     for rank, c in enumerate(selected_mentions(analysis)):
         salience = analysis.salience(c)
         about = salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c))
+        parents.extend((c.id, h) for h in c.parents)
         props: Properties = {
             "count": c.count,
             "score": c.score,
@@ -385,8 +387,42 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
             added.add(c.id)
             parts.nodes.append(_vocab_graph(vocab, c.id)[0] if c.source == "vocabulary" else concept_node(c))
         _add_hierarchy(parts, vocab, c, added)
+    _add_parents(parts, parents, added)
     _add_predicted(parts, x, analysis, added)
     return parts
+
+
+def _background(x: ExtractInput) -> Background:
+    background = x.context.get("background")
+    return background if isinstance(background, Background) else load_background()
+
+
+def parent_node(key: tuple[str, ...]) -> Node:
+    """The node of a head parent (:mod:`.analysis.heads`): a discovered concept named by its one
+    word, never provisional (it is a node from its first child, as a curated ancestor is)."""
+    name = key[-1]
+    c = Candidate(key=key, source=DISCOVERED, name=name, id=variant_id(name), kind=kind_for_head(key))
+    node = concept_node(c)
+    return _node(node.id, {k: v for k, v in node.properties.items() if k != "provisional"})
+
+
+def _add_parents(parts: Parts, parents: list[tuple[str, tuple[str, ...]]], added: set[str]) -> None:
+    """``BROADER`` links from concepts to their head parents, with the parents' nodes; a parent
+    the paper also mentions loses its ``provisional`` mark (a link needs a node at each end)."""
+    linked: set[tuple[str, str]] = set()
+    for child, key in parents:
+        node = parent_node(key)
+        if child == node.id or (child, node.id) in linked:
+            continue
+        linked.add((child, node.id))
+        parts.relationships.append(_rel("BROADER", child, node.id, {}))
+        if node.id not in added:
+            added.add(node.id)
+            parts.nodes.append(node)
+            continue
+        for i, n in enumerate(parts.nodes):
+            if n.id == node.id and n.properties.get("provisional") is True:
+                parts.nodes[i] = _node(n.id, {k: v for k, v in n.properties.items() if k != "provisional"})
 
 
 def _add_predicted(parts: Parts, x: ExtractInput, analysis: Analysis, added: set[str]) -> None:

@@ -351,7 +351,8 @@ def expected_pairs(records: list[PaperRecord]) -> tuple[Counter[tuple[str, str]]
 
     Only concepts that are nodes count: a provisional one (kg/core/provisional.py) carried by a
     single paper is not, unless its paper names it in the title or first sentence and is about
-    it (``earns_node``), and so takes no place in that paper's top set.
+    it (``earns_node``) or another record carries it as a node, and so takes no place in that
+    paper's top set.
     """
     carriers: Counter[str] = Counter(
         n.id for r in records for n in r.nodes if n.label == "Concept" and n.properties.get("provisional")
@@ -366,7 +367,11 @@ def expected_pairs(records: list[PaperRecord]) -> tuple[Counter[tuple[str, str]]
         and n.properties.get("provisional")
         and earns_node(r.paper.properties, n.properties, x.properties)
     }
-    hidden = {cid for cid, k in carriers.items() if k < 2 and cid not in earned}
+    # a concept another record carries as a node (a head parent: extractors/concepts/analysis/heads.py)
+    solid = {
+        n.id for r in records for n in r.nodes if n.label == "Concept" and not n.properties.get("provisional")
+    }
+    hidden = {cid for cid, k in carriers.items() if k < 2 and cid not in earned and cid not in solid}
     coauthor: Counter[tuple[str, str]] = Counter()
     cooccurs: Counter[tuple[str, str]] = Counter()
     for r in records:

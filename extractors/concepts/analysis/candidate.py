@@ -78,6 +78,8 @@ class Candidate:
     kind: ConceptKind = "CONCEPT"
     aliases: list[str] = field(default_factory=list)
     broader: list[str] = field(default_factory=list)
+    # one-word field terms it is a kind of, outside the vocabulary (.heads): BROADER to their nodes
+    parents: list[tuple[str, ...]] = field(default_factory=list)
     defined: bool = False  # an acronym definition in this paper
     introduced: bool = False
     named: bool = False  # a model/dataset name

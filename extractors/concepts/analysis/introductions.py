@@ -2,7 +2,9 @@
 
 What it decides: introduced names become discovered METHOD candidates (a known concept is not a
 new one), with later uses of a one-token name counted; named models and datasets ("GPT-4",
-"ImageNet") are marked ``named`` and placed under their family's curated concept.
+"ImageNet") are marked ``named`` and placed under their family's curated concept; an introduced
+name described by an appositive ("GPQA, a challenging dataset") gets its head as a head parent
+(:mod:`.heads`).
 
 Why: a paper's own method is what it is most about (:mod:`.demotions` ranks it first), and a
 name is never junk however its words look.
@@ -11,6 +13,7 @@ name is never junk however its words look.
 from __future__ import annotations
 
 from extractors.concepts.analysis.context import PaperContext
+from extractors.concepts.analysis.heads import appositive_head, preceding_head
 from extractors.concepts.analysis.names import display_name
 from extractors.concepts.discovery import find_introduced, find_named_entities
 from extractors.concepts.tokens import MARKS
@@ -24,8 +27,14 @@ def collect_introduced(ctx: PaperContext) -> None:
     introduced_keys = ctx.introduced_keys
     for item in introduced:
         key = tuple(keys[item.start : item.end])
-        if key in index:
-            continue  # a known concept, not a new one
+        head = appositive_head(stream, item.end, ctx.vocab, ctx.background) or preceding_head(
+            stream, item.start, ctx.vocab, ctx.background
+        )
+        if key in index:  # a known concept, not a new one; still a kind of its appositive's head
+            known = ctx.by_vocab.get(index[key])
+            if known is not None and head is not None and head not in known.parents and not known.broader:
+                known.parents.append(head)
+            continue
         target = ctx.acronym_target.get(keys[item.start]) if item.end - item.start == 1 else None
         if target is None:
             target = ctx.by_key.get(key)
@@ -48,6 +57,8 @@ def collect_introduced(ctx: PaperContext) -> None:
             target.aliases.append(item.acronym)
         if target.key not in introduced_keys:
             introduced_keys.append(target.key)
+        if head is not None and head != target.key and head not in target.parents:
+            target.parents.append(head)  # "GPQA, a challenging dataset" (.heads)
 
 
 def collect_named(ctx: PaperContext) -> None:
