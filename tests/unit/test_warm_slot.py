@@ -72,7 +72,7 @@ def test_a_failed_build_is_tried_again_and_none_is_kept() -> None:
             pass
     assert len(calls) == 2
     nothing: list[int] = []
-    assert slot.get(1, lambda: nothing.append(1)) is None  # type: ignore[func-returns-value]
+    assert slot.get(1, lambda: nothing.append(1)) is None
     assert slot.get(1, lambda: nothing.append(1)) is None and len(nothing) == 1  # None is kept
 
 
@@ -124,7 +124,7 @@ def test_a_page_read_while_the_lists_build_comes_from_the_statements(
     concept = store.list_concepts(None, None, "PAPER_COUNT", 0, 1).ids[0]
     query = PaperQuery(concepts=(concept,), about_only=True, order="NEWEST")
     cache = ClosurePagesCache(warm_asks=1)
-    store._closure_pages_cache = cache  # type: ignore[attr-defined]
+    store._closure_pages_cache = cache
     started, release = threading.Event(), threading.Event()
     real_get = cache.get
 
