@@ -714,9 +714,9 @@ class Author(NamedNode):
         n = check_coauthors_first(first)
 
         def convert(ranked: list[tuple[Node, int]]) -> list[Coauthor]:
-            return [Coauthor(author=Author.from_domain(node), papers=w) for node, w in ranked[:n]]
+            return [Coauthor(author=Author.from_domain(node), papers=w) for node, w in ranked]
 
-        return info.context.coauthors.get(self.id, convert)
+        return info.context.coauthors.get((self.id, n), convert)
 
     @strawberry.field(description="Other spellings of the name seen in the listings.")
     def aliases(self) -> list[str]:
