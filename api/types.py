@@ -989,11 +989,11 @@ class Network:
         "edges: [[source, target, weight]]}`, in the same order."
     )
     def rows(self) -> JSON:
+        # The rows are the service's tuples (kg.read.networks.NetworkNode, PairEdge: see
+        # api.schema._network), in exactly these fields' order: each becomes a list as it is,
+        # without a read per field (a depth-2 network has ~1,000 edges).
         return JSON(
-            {
-                "nodes": [[n.id, n.label, n.name, n.weight] for n in self.nodes],
-                "edges": [[e.source, e.target, e.weight] for e in self.edges],
-            }
+            {"nodes": list(map(list, cast(Any, self.nodes))), "edges": list(map(list, cast(Any, self.edges)))}
         )
 
 
