@@ -43,7 +43,10 @@ class Context:
         self.paper_authors: Lookup[str, list[Node]] = Lookup(service.paper_authors_many, self.offload)
         self.paper_venue: Lookup[str, Node | None] = Lookup(service.paper_venue_many, self.offload)
         self.key_concepts: Lookup[str, list[KeyConcept]] = Lookup(service.key_concepts_many, self.offload)
-        self.coauthors: Lookup[str, list[tuple[Node, int]]] = Lookup(service.coauthors_many, self.offload)
+        # keyed on (author id, page size): a page reads only the nodes it can hold
+        self.coauthors: Lookup[tuple[str, int], list[tuple[Node, int]]] = Lookup(
+            service.coauthor_pages, self.offload
+        )
 
     async def call(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """A blocking service or store call, off the event loop when the backend does I/O."""

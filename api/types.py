@@ -714,9 +714,9 @@ class Author(NamedNode):
         n = check_coauthors_first(first)
 
         def convert(ranked: list[tuple[Node, int]]) -> list[Coauthor]:
-            return [Coauthor(author=Author.from_domain(node), papers=w) for node, w in ranked[:n]]
+            return [Coauthor(author=Author.from_domain(node), papers=w) for node, w in ranked]
 
-        return info.context.coauthors.get(self.id, convert)
+        return info.context.coauthors.get((self.id, n), convert)
 
     @strawberry.field(description="Other spellings of the name seen in the listings.")
     def aliases(self) -> list[str]:
@@ -989,11 +989,11 @@ class Network:
         "edges: [[source, target, weight]]}`, in the same order."
     )
     def rows(self) -> JSON:
+        # The rows are the service's tuples (kg.read.networks.NetworkNode, PairEdge: see
+        # api.schema._network), in exactly these fields' order: each becomes a list as it is,
+        # without a read per field (a depth-2 network has ~1,000 edges).
         return JSON(
-            {
-                "nodes": [[n.id, n.label, n.name, n.weight] for n in self.nodes],
-                "edges": [[e.source, e.target, e.weight] for e in self.edges],
-            }
+            {"nodes": list(map(list, cast(Any, self.nodes))), "edges": list(map(list, cast(Any, self.edges)))}
         )
 
 

@@ -142,10 +142,12 @@ def nearest(store: SQLiteStore, texts: list[str], title_files: list[Path]) -> di
     from extractors.embedding import default_embedder
     from kg.stores.nearest import FirstPass
     from kg.stores.sqlite import vectors
+    from kg.stores.warm import WarmSlot
 
     matrix = vectors.read_matrix(store._reader())
     start = _cpu()
-    matrix._first_pass = FirstPass(matrix.unit)
+    matrix._first_slot = WarmSlot(warm_asks=1)  # built here, at the first ask
+    matrix._first_slot.get(0, lambda: FirstPass(matrix.unit))
     print(f"{len(matrix.ids)} rows; first pass built in {_cpu() - start:.0f} ms of CPU")
     titles = []
     for path in title_files:

@@ -11,13 +11,13 @@ above. Neo4j's vector index is such a first pass too.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from extractors.embedding import from_blob
+from kg.stores.warm import WARM_ASKS, WarmSlot
 
 # Rows turned into float32 at a time when a matrix is built: bounds the scratch memory.
 SCAN_ROWS = 16_384
@@ -30,7 +30,7 @@ FIRST_PASS_DIMS = 128
 FIRST_PASS_LEVELS = 15
 FIRST_PASS_CANDIDATES = 2000
 FIRST_PASS_SAMPLE_STEP = 20
-FIRST_PASS_WARM_ASKS = 3
+FIRST_PASS_WARM_ASKS = WARM_ASKS
 # Rows below which there is no first pass: at 10k rows it saved 0.3 ms a query (1.06 -> 0.75 ms)
 # for 0.6 s of CPU a version, and at 100k 7-8 ms for 1-1.7 s (bench/README.md).
 FIRST_PASS_MIN_ROWS = 20_000
@@ -102,9 +102,8 @@ class Matrix:
         self.ids = ids
         self._first_pass_rows = max(first_pass_rows, FIRST_PASS_CANDIDATES + 1)
         self.index = {pid: i for i, pid in enumerate(ids)}
-        self._lock = threading.Lock()
-        self._rough_asks = 0
-        self._first_pass: FirstPass | None = None
+        # one matrix per store version: its first pass is built once, at the warm ask
+        self._first_slot: WarmSlot[FirstPass] = WarmSlot(FIRST_PASS_WARM_ASKS)
         self.unit = np.empty((len(ids), rows.shape[1] if rows.ndim == 2 else 0), dtype=np.float32)
         for start in range(0, len(ids), SCAN_ROWS):  # in blocks: no second full-size temporary
             block = rows[start : start + SCAN_ROWS].astype(np.float32)
@@ -162,17 +161,13 @@ class Matrix:
         Why not at once: building it costs 1-1.7 s of CPU at 100k rows, paid again at every
         store version; a store under ingest gets a new version every few seconds, and a search
         or two per version would each pay it (as :mod:`kg.stores.sqlite.heavy_ties`). Only the
-        ask that reaches the count builds it, outside the lock: searches meanwhile scan every
-        row rather than wait."""
+        ask that reaches the count builds it, outside the lock (:class:`kg.stores.warm.WarmSlot`):
+        searches meanwhile scan every row rather than wait."""
         if len(self.ids) < self._first_pass_rows or k > FIRST_PASS_CANDIDATES // 10:
             return None
-        with self._lock:
-            if self._first_pass is not None:
-                return self._first_pass
-            self._rough_asks += 1
-            if self._rough_asks != FIRST_PASS_WARM_ASKS:
-                return None
-        built = FirstPass(self.unit)
-        with self._lock:
-            self._first_pass = built
-        return built
+        return self._first_slot.get(0, lambda: FirstPass(self.unit))
+
+    @property
+    def first_pass(self) -> FirstPass | None:
+        """The first pass once built (asks nothing)."""
+        return self._first_slot.held(0)

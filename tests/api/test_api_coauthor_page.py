@@ -64,3 +64,19 @@ def test_coauthors_first_out_of_range_is_a_user_error(gql: Callable[..., dict[st
     error = body["errors"][0]
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
     assert f"between 0 and {MAX_COAUTHORS}" in error["message"]
+
+
+def test_every_page_size_is_the_head_of_the_whole_list(gql: Callable[..., dict[str, Any]]) -> None:
+    """A page reads only the co-authors as heavy as its last one (``ReadService.coauthor_pages``):
+    cut inside the three tied at two papers (ordered by name), at its end, and
+    inside the rest; pages of several sizes in one request (one batched read) alike."""
+    _, everyone = _coauthors(gql, "(first: 100)")
+    for first in (1, 2, 3, 4, 5, 24, 25, 26):
+        assert _coauthors(gql, f"(first: {first})") == (25, everyone[:first]), first
+    sizes = (2, 0, 7, 25)
+    aliases = " ".join(f"s{n}: coauthors(first: {n}) {{ author {{ name }} papers }}" for n in sizes)
+    body = gql(f'{{ author(name: "Ada Prime") {{ {aliases} }} }}')
+    assert "errors" not in body, body
+    for n in sizes:
+        got = [(c["author"]["name"], c["papers"]) for c in body["data"]["author"][f"s{n}"]]
+        assert got == everyone[:n], n

@@ -47,7 +47,7 @@ def test_the_first_pass_finds_the_exact_answer_where_its_directions_hold_the_vec
     queries = _queries(rng, 24)
     for q in queries[: nearest.FIRST_PASS_WARM_ASKS]:  # warm: the pass is built at the third ask
         matrix.nearest(q, 20, (), approximate=True)
-    assert matrix._first_pass is not None
+    assert matrix.first_pass is not None
     for q in queries:
         exact = matrix.nearest(q, 20, ())
         assert matrix.nearest(q, 20, (), approximate=True) == exact
@@ -63,7 +63,7 @@ def test_on_isotropic_noise_the_first_pass_misses_rows_and_the_other_calls_do_no
     before = [
         matrix.nearest(q, 20, (), approximate=True) for q in queries[: nearest.FIRST_PASS_WARM_ASKS - 1]
     ]
-    assert matrix._first_pass is None  # not warm yet: these ranked every row
+    assert matrix.first_pass is None  # not warm yet: these ranked every row
     assert before == [matrix.nearest(q, 20, ()) for q in queries[: nearest.FIRST_PASS_WARM_ASKS - 1]]
     rough = [matrix.nearest(q, 20, (), approximate=True) for q in queries]
     exact = [matrix.nearest(q, 20, ()) for q in queries]
@@ -88,4 +88,4 @@ def test_a_matrix_smaller_than_its_bound_or_no_larger_than_the_candidates_ranks_
         assert [matrix.nearest(q, 20, (), approximate=True) for q in queries] == [
             matrix.nearest(q, 20, ()) for q in queries
         ]
-        assert matrix._first_pass is None
+        assert matrix.first_pass is None

@@ -156,8 +156,9 @@ def test_a_store_without_kept_tie_sums_gets_them_when_opened(tmp_path: Path, see
 
 @pytest.mark.parametrize("pair", ["COAUTHOR", "CO_OCCURS"])
 def test_ties_among_chosen_nodes_at_every_weight(store: SQLiteStore, pair: PairType) -> None:
-    # Above weight 1 the ties come from the version's heavy ties held in memory
-    # (kg.stores.sqlite.heavy_ties), at weight 1 from the statements: both equal the export.
+    # Concepts: above weight 1 from the version's heavy ties held in memory
+    # (kg.stores.sqlite.heavy_ties), at weight 1 from the statements; co-authors at every weight
+    # from every tie held (kg.stores.sqlite.coauthor_ties) once warm: all equal the export.
     ties = _ties(store, pair)
     nodes = sorted({t.source for t in ties} | {t.target for t in ties})
     for chosen in (nodes, nodes[::3], nodes[1::2] + ["concept:no-such-node"], nodes[:1]):
@@ -170,19 +171,39 @@ def test_ties_among_chosen_nodes_at_every_weight(store: SQLiteStore, pair: PairT
                 assert got == want, (len(chosen), min_weight, ask)
 
 
-def test_heavy_ties_seen_after_a_write(tmp_path: Path, seed_records: list[Any]) -> None:
+@pytest.mark.parametrize(("pair", "min_weight"), [("CO_OCCURS", 2), ("COAUTHOR", 1), ("COAUTHOR", 2)])
+def test_held_ties_seen_after_a_write(
+    tmp_path: Path, seed_records: list[Any], pair: PairType, min_weight: int
+) -> None:
     store = SQLiteStore(tmp_path)
     store.upsert(seed_records[: len(seed_records) // 2])
-    ties = _ties(store, "CO_OCCURS")
+    ties = _ties(store, pair)
     nodes = sorted({t.source for t in ties} | {t.target for t in ties})
-    for _ in range(heavy_ties.WARM_ASKS):  # then this version's heavy ties are held
-        store.pair_edges_among(nodes, "CO_OCCURS", 2)
+    for _ in range(heavy_ties.WARM_ASKS):  # then this version's ties are held
+        store.pair_edges_among(nodes, pair, min_weight)
     store.upsert(seed_records)
-    ties = _ties(store, "CO_OCCURS")
+    ties = _ties(store, pair)
     nodes = sorted({t.source for t in ties} | {t.target for t in ties})
-    want = [t for t in ties if t.weight >= 2]
+    want = [t for t in ties if t.weight >= min_weight]
     for _ in range(heavy_ties.WARM_ASKS + 1):  # the new version, by statement, then held
-        assert want and store.pair_edges_among(nodes, "CO_OCCURS", 2) == want
+        assert want and store.pair_edges_among(nodes, pair, min_weight) == want
+
+
+def test_co_author_ties_at_a_warm_version_read_no_ties_from_the_store(store: SQLiteStore) -> None:
+    ties = _ties(store, "COAUTHOR")
+    nodes = sorted({t.source for t in ties} | {t.target for t in ties})
+    for _ in range(heavy_ties.WARM_ASKS):
+        store.pair_edges_among(nodes, "COAUTHOR", 1)
+    seen: list[str] = []
+    conn = store._reader()
+    conn.set_trace_callback(seen.append)
+    try:
+        assert store.pair_edges_among(nodes[::2], "COAUTHOR", 1) == [
+            t for t in ties if t.source in nodes[::2] and t.target in nodes[::2]
+        ]
+    finally:
+        conn.set_trace_callback(None)
+    assert seen and not any("rels" in sql for sql in seen)  # the nodes' rowids only
 
 
 def test_heavy_ties_are_read_once_a_version_is_warm() -> None:

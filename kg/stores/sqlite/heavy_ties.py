@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-import threading
 from collections.abc import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
 
+from kg.stores import warm
 from kg.stores.protocol import PairEdge, PairType
 from kg.stores.sqlite.schema import HEAVY_TIE
 
@@ -99,36 +99,24 @@ def _keys(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.
 
 
 # Asks of one version before its heavy ties are read (see HeavyTiesCache.get).
-WARM_ASKS = 3
+WARM_ASKS = warm.WARM_ASKS
 
 
 class HeavyTiesCache:
     """The :class:`HeavyTies` of each pair type at the store version last asked for, read once
-    that version has been asked for :data:`WARM_ASKS` times.
+    that version has been asked for :data:`WARM_ASKS` times (:class:`kg.stores.warm.WarmSlot`).
 
     Why not at the first ask: reading them costs about a third of a second of CPU at 100k
-    papers, paid again at every new store version. A server on a store being ingested sees a
+    papers, paid again at every store version. A server on a store being ingested sees a
     new version every few seconds; a concept graph or two per version would each pay it. Until
-    a version has been asked for a few times the caller answers with its per-pair statement
-    (the same edges, a few ms), so the read is paid only where it will be amortised.
+    a version has been asked for a few times, and while its ties are read, the caller answers
+    with its per-pair statement (the same edges, a few ms), so the read is paid only where it
+    will be amortised and no other request waits for it.
     """
 
     def __init__(self, warm_asks: int = WARM_ASKS) -> None:
-        self._lock = threading.Lock()
-        self._warm_asks = warm_asks
-        self._held: dict[PairType, tuple[int, HeavyTies]] = {}
-        self._asks: dict[PairType, tuple[int, int]] = {}  # pair -> (version, asks of it)
+        self._slot: warm.WarmSlot[HeavyTies] = warm.WarmSlot(warm_asks)
 
     def get(self, version: int, pair: PairType, read: Callable[[], HeavyTies]) -> HeavyTies | None:
         """The ties of ``pair`` at ``version``; ``None`` while the version is not yet warm."""
-        with self._lock:
-            held = self._held.get(pair)
-            if held is not None and held[0] == version:
-                return held[1]
-            seen, asks = self._asks.get(pair, (version, 0))
-            asks = asks + 1 if seen == version else 1
-            self._asks[pair] = (version, asks)
-            if asks < self._warm_asks:
-                return None
-            self._held[pair] = (version, read())
-            return self._held[pair][1]
+        return self._slot.get(version, read, pair)
