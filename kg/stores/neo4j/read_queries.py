@@ -729,55 +729,70 @@ def listing(
 
 # -- networks ----------------------------------------------------------------------------------
 def weighted_neighbors(ids: Sequence[str], pair: str, min_weight: int, limit: int) -> Statement:
-    """``rows`` of ``[i, neighbour, weight]``: per id (by position) its heaviest ties, then by id."""
+    """``rows`` of ``[i, neighbour, weight]``: per id (by position) its heaviest ties, then by id.
+
+    The ties are ranked by weight alone first and only the neighbours that can make the list
+    (weight at least the ``limit``-th heaviest) have their ``id`` read for the tie-break: a
+    popular concept has thousands of ties and reading every far end's ``id`` to sort them was a
+    third of the statement's db hits."""
     t = pair_type(pair)
     return Statement(
         f"UNWIND range(0, size($ids) - 1) AS i MATCH (n:{_N} {{id: $ids[i]}}) "
         f"CALL (n) {{ MATCH (n)-[r:{t}]-(o) WHERE r.papers >= $min "
-        "RETURN o.id AS other, r.papers AS w ORDER BY w DESC, other LIMIT $limit } "
+        "WITH o, r.papers AS w ORDER BY w DESC WITH collect([w, o]) AS ranked "
+        "WITH ranked, ranked[$limit - 1][0] AS cut "
+        "UNWIND [x IN ranked WHERE cut IS NULL OR x[0] >= cut] AS x "
+        "RETURN x[1].id AS other, x[0] AS w ORDER BY w DESC, other LIMIT $limit } "
         "RETURN collect([i, other, w]) AS rows",
         {"ids": list(ids), "min": min_weight, "limit": limit},
     )
 
 
 def pair_ends(ids: Sequence[str], pair: str) -> Statement:
-    """``eids``: the element ids of the existing nodes among ``ids`` (valid in this transaction);
-    ``ties``: how many ``pair`` ties start at them (degrees: no relationship is read)."""
+    """``ends``: ``[id, element id]`` of the existing nodes among ``ids`` (element ids are valid
+    in this transaction only); ``ties``: how many ``pair`` ties start at them (degrees: no
+    relationship is read). The ids come from the parameter, not from the nodes: no property read."""
     t = pair_type(pair)
     return Statement(
-        f"MATCH (a:{_N}) WHERE a.id IN $ids "
-        f"RETURN collect(elementId(a)) AS eids, sum(COUNT {{ (a)-[:{t}]->() }}) AS ties",
+        f"UNWIND $ids AS id MATCH (a:{_N} {{id: id}}) "
+        f"RETURN collect([id, elementId(a)]) AS ends, sum(COUNT {{ (a)-[:{t}]->() }}) AS ties",
         {"ids": list(ids)},
     )
 
 
 def pair_edges_among(eids: Sequence[str], pair: str, min_weight: int) -> Statement:
-    """``rows`` of ``[a, b, weight]``: the ties among the nodes with these element ids (each
-    stored once, a < b). Testing the far end by element id (a set lookup on a parameter) reads
-    no property of the thousands of neighbours a popular concept has: 4x faster than by ``id``."""
+    """``rows`` of ``[a, b, weight]`` with ``a``, ``b`` element ids: the ties among the nodes
+    with these element ids (each stored once, a < b). Testing the far end by element id (a set
+    lookup on a parameter) reads no property of the thousands of neighbours a popular concept
+    has: 4x faster than by ``id``; the ends are returned as element ids (the caller knows their
+    ids), so the only property read is ``papers``."""
     t = pair_type(pair)
     return Statement(
         f"MATCH (a) WHERE elementId(a) IN $eids MATCH (a)-[r:{t}]->(b) "
         "WHERE elementId(b) IN $eids AND r.papers >= $min "
-        "RETURN collect([a.id, b.id, r.papers]) AS rows",
+        "RETURN collect([elementId(a), elementId(b), r.papers]) AS rows",
         {"eids": list(eids), "min": min_weight},
     )
 
 
-def pair_edges_by_key(ids: Sequence[str], pair: str, min_weight: int) -> Statement:
-    """``rows`` of ``[a, b, weight]``: the ties among ``ids``, each candidate pair looked up by
-    its indexed key (:func:`kg.stores.neo4j.queries.pair_key`; the ends are checked, so a key
-    collision finds nothing extra). For nodes with many ties each (popular concepts), where
-    walking every tie of every node to test its far end reads them all: the ties among 100
-    popular concepts at 100k papers (26-31 ties out per candidate pair) took 143-220 ms that
-    way, 39-77 ms by key; at 10k (3 per pair) 20-22 ms against 32-37 (see KEYED_TIES_PER_PAIR)."""
+def pair_edges_by_key(ends: Sequence[tuple[str, str]], pair: str, min_weight: int) -> Statement:
+    """``rows`` of ``[a, b, weight]`` with ``a``, ``b`` element ids: the ties among the nodes
+    ``ends`` (``(id, element id)`` in this transaction, as :func:`pair_ends` found them), each
+    candidate pair looked up by its indexed key (:func:`kg.stores.neo4j.queries.pair_key`) and
+    its ends matched by element id (a record's own reference, no property read; a key collision
+    finds nothing extra). For nodes with many ties each (popular concepts), where walking every
+    tie of every node to test its far end reads them all: the ties among 100 popular concepts
+    at 100k papers (26-31 ties out per candidate pair) took 143-220 ms that way, 39-77 ms by key;
+    at 10k (3 per pair) 20-22 ms against 32-37 (see KEYED_TIES_PER_PAIR)."""
     t = pair_type(pair)
-    unique = sorted(set(ids))
-    rows = [[pair_key(a, b), a, b] for i, a in enumerate(unique) for b in unique[i + 1 :]]
+    ordered = sorted(dict(ends).items())
+    rows = [
+        [pair_key(a, b), ea, eb] for i, (a, ea) in enumerate(ordered) for b, eb in ordered[i + 1 :]
+    ]
     return Statement(
         f"UNWIND $rows AS row MATCH (a)-[r:{t}]->(b) USING INDEX r:{t}({PAIR_KEY}) "
-        f"WHERE r.{PAIR_KEY} = row[0] AND r.papers >= $min AND a.id = row[1] AND b.id = row[2] "
-        "RETURN collect([a.id, b.id, r.papers]) AS rows",
+        f"WHERE r.{PAIR_KEY} = row[0] AND elementId(a) = row[1] AND elementId(b) = row[2] "
+        "AND r.papers >= $min RETURN collect([row[1], row[2], r.papers]) AS rows",
         {"rows": rows, "min": min_weight},
     )
 
