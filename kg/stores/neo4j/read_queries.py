@@ -786,9 +786,7 @@ def pair_edges_by_key(ends: Sequence[tuple[str, str]], pair: str, min_weight: in
     at 10k (3 per pair) 20-22 ms against 32-37 (see KEYED_TIES_PER_PAIR)."""
     t = pair_type(pair)
     ordered = sorted(dict(ends).items())
-    rows = [
-        [pair_key(a, b), ea, eb] for i, (a, ea) in enumerate(ordered) for b, eb in ordered[i + 1 :]
-    ]
+    rows = [[pair_key(a, b), ea, eb] for i, (a, ea) in enumerate(ordered) for b, eb in ordered[i + 1 :]]
     return Statement(
         f"UNWIND $rows AS row MATCH (a)-[r:{t}]->(b) USING INDEX r:{t}({PAIR_KEY}) "
         f"WHERE r.{PAIR_KEY} = row[0] AND elementId(a) = row[1] AND elementId(b) = row[2] "
