@@ -395,26 +395,35 @@ def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) 
     filters = _paper_filters(query, driver)
     where = f"WHERE {' AND '.join(filters)} " if filters else ""
     if driver == "concepts" and query.sort == "RELEVANCE":
-        matched = _ranked_by_concepts(query, params, where)
-    else:
-        matched = f"{_driver_match(query, driver)}WITH p {where}{paper_order(query, params)}"
+        return Statement(_ranked_by_concepts(query, params, where), params)
+    matched = f"{_driver_match(query, driver)}WITH p {where}{paper_order(query, params)}"
     text = f"{matched}WITH collect(p) AS ps RETURN size(ps) AS total, [x IN ps[$offset..$end] | x.id] AS ids"
     return Statement(text, params)
 
 
 def _ranked_by_concepts(query: PaperQuery, params: dict[str, Any], where: str) -> str:
-    """The papers of ``query.concepts`` in relevance order, ranked by the links that found them.
+    """``total`` and ``ids`` (the window) of the papers of ``query.concepts`` in relevance order,
+    ranked by the links that found them.
 
     What :func:`paper_order` computes for RELEVANCE (each paper's best link to the concepts),
     taken from the relationships the concept driver walks anyway, instead of a second walk of
     every candidate paper's own MENTIONS: for a concept of 5,000 papers at 100k papers that
     walk read ~140,000 relationships and their ends' ids (two thirds of the statement's db hits).
+    The papers are sorted by rank alone, and only those ranked at least as high as the window's
+    last one (``cut``) have their ``_sortKey`` read for the tie-break: the order of the window
+    is the full sort's, without a property read per candidate paper.
     """
     params["w"] = SCORE_WEIGHT
     return (
         f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
         f"WHERE true{_concept_cond('r', query.about_only, 'cid')} "
-        f"WITH p, max({_RELEVANCE}) AS rank WITH p, rank {where}ORDER BY rank DESC, p._sortKey "
+        f"WITH p, max({_RELEVANCE}) AS rank WITH p, rank {where}"
+        "WITH p, rank ORDER BY rank DESC WITH collect([rank, p]) AS ranked "
+        "WITH ranked, ranked[CASE WHEN $end < 1 THEN 0 ELSE $end - 1 END] AS last "
+        "WITH size(ranked) AS total, [x IN ranked WHERE $end > 0 AND (last IS NULL OR x[0] >= last[0])] AS head "
+        "CALL (head) { UNWIND head AS x WITH x[1] AS p, x[0] AS rank ORDER BY rank DESC, p._sortKey "
+        "RETURN collect(p.id) AS ordered } "
+        "RETURN total, ordered[$offset..$end] AS ids"
     )
 
 
