@@ -303,8 +303,8 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
         return f"MATCH (:{_N} {{id: $author}})-[:AUTHORED]->(p:Paper) "
     if driver == "concepts":
         return (
-            f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
-            f"WHERE true{_concept_cond('r', query.about_only, 'cid')} WITH DISTINCT p "
+            f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p) "
+            f"WHERE true{_concept_cond('r', query.about_only, 'cid')} WITH DISTINCT p WHERE p:Paper "
         )
     if driver == "phrases":
         about = " AND k.about" if query.about_only else ""
@@ -415,11 +415,11 @@ def _ranked_by_concepts(query: PaperQuery, params: dict[str, Any], where: str) -
     """
     params["w"] = SCORE_WEIGHT
     return (
-        f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
+        f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p) "
         f"WHERE true{_concept_cond('r', query.about_only, 'cid')} "
         "WITH p, type(r) = 'INTRODUCES' AS intro, r.about AS about, r.salience AS salience, "
         "coalesce(r.score, 0.0) AS score "
-        f"WITH p, max({_PROJECTED_RELEVANCE}) AS rank WITH p, rank {where}"
+        f"WITH p, max({_PROJECTED_RELEVANCE}) AS rank WHERE p:Paper WITH p, rank {where}"
         "WITH p, rank ORDER BY rank DESC WITH collect([rank, p]) AS ranked "
         "WITH ranked, ranked[CASE WHEN $end < 1 THEN 0 ELSE $end - 1 END] AS last "
         "WITH size(ranked) AS total, "
