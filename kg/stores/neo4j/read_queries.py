@@ -797,23 +797,31 @@ def pair_edges_among(eids: Sequence[str], pair: str, min_weight: int) -> Stateme
 
 
 def pair_edges_by_key(ends: Sequence[tuple[str, str]], pair: str, min_weight: int) -> Statement:
-    """``rows`` of ``[a, b, weight]`` with ``a``, ``b`` element ids: the ties among the nodes
-    ``ends`` (``(id, element id)`` in this transaction, as :func:`pair_ends` found them), each
-    candidate pair looked up by its indexed key (:func:`kg.stores.neo4j.queries.pair_key`) and
-    its ends matched by element id (a record's own reference, no property read; a key collision
-    finds nothing extra). For nodes with many ties each (popular concepts), where walking every
-    tie of every node to test its far end reads them all: the ties among 100 popular concepts
-    at 100k papers (26-31 ties out per candidate pair) took 143-220 ms that way, 39-77 ms by key;
-    at 10k (3 per pair) 20-22 ms against 32-37 (see KEYED_TIES_PER_PAIR)."""
+    """``rows`` of ``[i, weight]``: the ties among the nodes ``ends`` (``(id, element id)`` in
+    this transaction, as :func:`pair_ends` found them), ``i`` the position of the tie's pair in
+    :func:`candidate_pairs` of ``ends``. Each candidate pair is looked up by its indexed key
+    (:func:`kg.stores.neo4j.queries.pair_key`) and its ends matched by element id (a record's own
+    reference, no property read; a key collision finds nothing extra). For nodes with many ties
+    each (popular concepts), where walking every tie of every node to test its far end reads
+    them all: the ties among 100 popular concepts at 100k papers (26-31 ties out per candidate
+    pair) took 143-220 ms that way, 39-77 ms by key; at 10k (3 per pair) 20-22 ms against 32-37
+    (see KEYED_TIES_PER_PAIR)."""
     t = pair_type(pair)
-    ordered = sorted(dict(ends).items())
-    rows = [[pair_key(a, b), ea, eb] for i, (a, ea) in enumerate(ordered) for b, eb in ordered[i + 1 :]]
+    rows = [[pair_key(a, b), ea, eb] for (a, ea), (b, eb) in candidate_pairs(ends)]
     return Statement(
-        f"UNWIND $rows AS row MATCH (a)-[r:{t}]->(b) USING INDEX r:{t}({PAIR_KEY}) "
+        f"UNWIND range(0, size($rows) - 1) AS i WITH i, $rows[i] AS row "
+        f"MATCH (a)-[r:{t}]->(b) USING INDEX r:{t}({PAIR_KEY}) "
         f"WHERE r.{PAIR_KEY} = row[0] AND elementId(a) = row[1] AND elementId(b) = row[2] "
-        "AND r.papers >= $min RETURN collect([row[1], row[2], r.papers]) AS rows",
+        "AND r.papers >= $min RETURN collect([i, r.papers]) AS rows",
         {"rows": rows, "min": min_weight},
     )
+
+
+def candidate_pairs(ends: Sequence[tuple[str, str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """Every pair of ``ends`` (``(id, element id)``) with the smaller id first, in id order: the
+    direction a derived pair is stored in (:func:`kg.stores.neo4j.queries.create_pairs`)."""
+    ordered = sorted(dict(ends).items())
+    return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :]]
 
 
 def strongest_nodes(pair: str, min_weight: int, limit: int) -> Statement:

@@ -277,9 +277,11 @@ class Neo4jReads:
                 return []
             pairs = n * (n - 1) // 2
             if record["ties"] > KEYED_TIES_PER_PAIR * pairs and n <= KEYED_PAIRS_MAX_NODES:
-                among = rq.pair_edges_by_key(ends, pair, min_weight)
-            else:
-                among = rq.pair_edges_among([e for _i, e in ends], pair, min_weight)
+                keyed = rq.pair_edges_by_key(ends, pair, min_weight)
+                hits = tx.run(keyed.text, keyed.params).single(strict=True)["rows"]
+                candidates = rq.candidate_pairs(ends)
+                return [[candidates[i][0][0], candidates[i][1][0], w] for i, w in hits]
+            among = rq.pair_edges_among([e for _i, e in ends], pair, min_weight)
             rows: list[list[Any]] = tx.run(among.text, among.params).single(strict=True)["rows"]
             node_id = {e: i for i, e in ends}
             return [[node_id[a], node_id[b], w] for a, b, w in rows]
