@@ -797,31 +797,33 @@ def pair_edges_among(eids: Sequence[str], pair: str, min_weight: int) -> Stateme
 
 
 def pair_edges_by_key(ends: Sequence[tuple[str, str]], pair: str, min_weight: int) -> Statement:
-    """``rows`` of ``[i, weight]``: the ties among the nodes ``ends`` (``(id, element id)`` in
-    this transaction, as :func:`pair_ends` found them), ``i`` the position of the tie's pair in
-    :func:`candidate_pairs` of ``ends``. Each candidate pair is looked up by its indexed key
+    """``rows`` of ``[i, j, weight]``: the ties among the nodes ``ends`` (``(id, element id)`` in
+    this transaction, as :func:`pair_ends` found them), ``i < j`` their positions in
+    :func:`keyed_order` of ``ends``. Each candidate pair is looked up by its indexed key
     (:func:`kg.stores.neo4j.queries.pair_key`) and its ends matched by element id (a record's own
-    reference, no property read; a key collision finds nothing extra). For nodes with many ties
-    each (popular concepts), where walking every tie of every node to test its far end reads
-    them all: the ties among 100 popular concepts at 100k papers (26-31 ties out per candidate
-    pair) took 143-220 ms that way, 39-77 ms by key; at 10k (3 per pair) 20-22 ms against 32-37
-    (see KEYED_TIES_PER_PAIR)."""
+    reference, no property read; a key collision finds nothing extra); a row names its ends by
+    position in ``$eids``, so the parameter is not 2 element ids per candidate pair (~450 KB
+    for 100 nodes). For nodes with many ties each (popular concepts), where walking every tie
+    of every node to test its far end reads them all: the ties among 100 popular concepts at
+    100k papers (26-31 ties out per candidate pair) took 143-220 ms that way, 39-77 ms by key;
+    at 10k (3 per pair) 20-22 ms against 32-37 (see KEYED_TIES_PER_PAIR)."""
     t = pair_type(pair)
-    rows = [[pair_key(a, b), ea, eb] for (a, ea), (b, eb) in candidate_pairs(ends)]
+    ordered = keyed_order(ends)
+    ids = [i for i, _e in ordered]
+    rows = [[pair_key(a, ids[j]), i, j] for i, a in enumerate(ids) for j in range(i + 1, len(ids))]
     return Statement(
-        f"UNWIND range(0, size($rows) - 1) AS i WITH i, $rows[i] AS row "
-        f"MATCH (a)-[r:{t}]->(b) USING INDEX r:{t}({PAIR_KEY}) "
-        f"WHERE r.{PAIR_KEY} = row[0] AND elementId(a) = row[1] AND elementId(b) = row[2] "
-        "AND r.papers >= $min RETURN collect([i, r.papers]) AS rows",
-        {"rows": rows, "min": min_weight},
+        f"UNWIND $rows AS row MATCH (a)-[r:{t}]->(b) USING INDEX r:{t}({PAIR_KEY}) "
+        f"WHERE r.{PAIR_KEY} = row[0] AND elementId(a) = $eids[row[1]] AND elementId(b) = $eids[row[2]] "
+        "AND r.papers >= $min RETURN collect([row[1], row[2], r.papers]) AS rows",
+        {"rows": rows, "eids": [e for _i, e in ordered], "min": min_weight},
     )
 
 
-def candidate_pairs(ends: Sequence[tuple[str, str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-    """Every pair of ``ends`` (``(id, element id)``) with the smaller id first, in id order: the
-    direction a derived pair is stored in (:func:`kg.stores.neo4j.queries.create_pairs`)."""
-    ordered = sorted(dict(ends).items())
-    return [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :]]
+def keyed_order(ends: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``ends`` (``(id, element id)``) by id: a candidate pair of :func:`pair_edges_by_key` is
+    two positions ``i < j`` in it, the smaller id first as derived pairs are stored
+    (:func:`kg.stores.neo4j.queries.create_pairs`)."""
+    return sorted(dict(ends).items())
 
 
 def strongest_nodes(pair: str, min_weight: int, limit: int) -> Statement:

@@ -279,8 +279,8 @@ class Neo4jReads:
             if record["ties"] > KEYED_TIES_PER_PAIR * pairs and n <= KEYED_PAIRS_MAX_NODES:
                 keyed = rq.pair_edges_by_key(ends, pair, min_weight)
                 hits = tx.run(keyed.text, keyed.params).single(strict=True)["rows"]
-                candidates = rq.candidate_pairs(ends)
-                return [[candidates[i][0][0], candidates[i][1][0], w] for i, w in hits]
+                ordered = rq.keyed_order(ends)
+                return [[ordered[i][0], ordered[j][0], w] for i, j, w in hits]
             among = rq.pair_edges_among([e for _i, e in ends], pair, min_weight)
             rows: list[list[Any]] = tx.run(among.text, among.params).single(strict=True)["rows"]
             node_id = {e: i for i, e in ends}
