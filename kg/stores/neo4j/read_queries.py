@@ -410,7 +410,7 @@ def _ranked_by_concepts(query: PaperQuery, params: dict[str, Any], where: str) -
     every candidate paper's own MENTIONS: for a concept of 5,000 papers at 100k papers that
     walk read ~140,000 relationships and their ends' ids (two thirds of the statement's db hits).
     The papers are sorted by rank alone, and only those ranked at least as high as the window's
-    last one (``cut``) have their ``_sortKey`` read for the tie-break: the order of the window
+    last one (``last``) have their ``_sortKey`` read for the tie-break: the order of the window
     is the full sort's, without a property read per candidate paper.
     """
     params["w"] = SCORE_WEIGHT
