@@ -480,6 +480,10 @@ def test_weighted_neighbors_heaviest_first_then_id(rs: ReadStore) -> None:
     assert rs.weighted_neighbors([MAB.id], "CO_OCCURS", 1, 10) == [
         [Weighted(CB.id, 1), Weighted(DML.id, 1), Weighted(GNB.id, 1), Weighted(ZRL.id, 1)]
     ]
+    # a list cut among ties of equal weight keeps the smallest ids (Neo4j ranks by weight first
+    # and reads ids only for the ties that can make the list)
+    assert rs.weighted_neighbors([MAB.id], "CO_OCCURS", 1, 2) == [[Weighted(CB.id, 1), Weighted(DML.id, 1)]]
+    assert rs.weighted_neighbors([B.id, A.id], "COAUTHOR", 1, 1) == [[Weighted(A.id, 2)], [Weighted(B.id, 2)]]
     assert rs.weighted_neighbors([], "COAUTHOR", 1, 10) == []
 
 
@@ -496,6 +500,7 @@ def test_pair_edges_among(rs: ReadStore, monkeypatch: pytest.MonkeyPatch, by_key
         PairEdge(C.id, D.id, 1),
     ]
     assert rs.pair_edges_among([A.id, B.id, C.id], "COAUTHOR", 2) == [PairEdge(A.id, B.id, 2)]
+    assert rs.pair_edges_among([B.id, "author:nobody"], "COAUTHOR", 1) == []  # one node found
     assert rs.pair_edges_among([DL.id, CNN.id, LLM.id], "CO_OCCURS", 1) == [
         PairEdge(CNN.id, DL.id, 1),
         PairEdge(DL.id, LLM.id, 1),

@@ -303,8 +303,8 @@ def _driver_match(query: PaperQuery, driver: str) -> str:
         return f"MATCH (:{_N} {{id: $author}})-[:AUTHORED]->(p:Paper) "
     if driver == "concepts":
         return (
-            f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
-            f"WHERE true{_concept_cond('r', query.about_only, 'cid')} WITH DISTINCT p "
+            f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p) "
+            f"WHERE true{_concept_cond('r', query.about_only, 'cid')} WITH DISTINCT p WHERE p:Paper "
         )
     if driver == "phrases":
         about = " AND k.about" if query.about_only else ""
@@ -395,27 +395,48 @@ def papers_page(query: PaperQuery, driver: str | None, offset: int, limit: int) 
     filters = _paper_filters(query, driver)
     where = f"WHERE {' AND '.join(filters)} " if filters else ""
     if driver == "concepts" and query.sort == "RELEVANCE":
-        matched = _ranked_by_concepts(query, params, where)
-    else:
-        matched = f"{_driver_match(query, driver)}WITH p {where}{paper_order(query, params)}"
+        return Statement(_ranked_by_concepts(query, params, where), params)
+    matched = f"{_driver_match(query, driver)}WITH p {where}{paper_order(query, params)}"
     text = f"{matched}WITH collect(p) AS ps RETURN size(ps) AS total, [x IN ps[$offset..$end] | x.id] AS ids"
     return Statement(text, params)
 
 
 def _ranked_by_concepts(query: PaperQuery, params: dict[str, Any], where: str) -> str:
-    """The papers of ``query.concepts`` in relevance order, ranked by the links that found them.
+    """``total`` and ``ids`` (the window) of the papers of ``query.concepts`` in relevance order,
+    ranked by the links that found them.
 
     What :func:`paper_order` computes for RELEVANCE (each paper's best link to the concepts),
     taken from the relationships the concept driver walks anyway, instead of a second walk of
     every candidate paper's own MENTIONS: for a concept of 5,000 papers at 100k papers that
     walk read ~140,000 relationships and their ends' ids (two thirds of the statement's db hits).
+    The papers are sorted by rank alone, and only those ranked at least as high as the window's
+    last one (``last``) have their ``_sortKey`` read for the tie-break: the order of the window
+    is the full sort's, without a property read per candidate paper.
     """
     params["w"] = SCORE_WEIGHT
     return (
-        f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p:Paper) "
+        f"UNWIND $concepts AS cid MATCH (:{_N} {{id: cid}})<-[r:MENTIONS|INTRODUCES]-(p) "
         f"WHERE true{_concept_cond('r', query.about_only, 'cid')} "
-        f"WITH p, max({_RELEVANCE}) AS rank WITH p, rank {where}ORDER BY rank DESC, p._sortKey "
+        "WITH p, type(r) = 'INTRODUCES' AS intro, r.about AS about, r.salience AS salience, "
+        "coalesce(r.score, 0.0) AS score "
+        f"WITH p, max({_PROJECTED_RELEVANCE}) AS rank WHERE p:Paper WITH p, rank {where}"
+        "WITH p, rank ORDER BY rank DESC WITH collect([rank, p]) AS ranked "
+        "WITH ranked, ranked[CASE WHEN $end < 1 THEN 0 ELSE $end - 1 END] AS last "
+        "WITH size(ranked) AS total, "
+        "[x IN ranked WHERE $end > 0 AND (last IS NULL OR x[0] >= last[0])] AS head "
+        "CALL (head) { UNWIND head AS x WITH x[1] AS p, x[0] AS rank ORDER BY rank DESC, p._sortKey "
+        "RETURN collect(p.id) AS ordered } "
+        "RETURN total, ordered[$offset..$end] AS ids"
     )
+
+
+# _RELEVANCE over a link's properties read once each (``intro``, ``about``, ``salience`` and
+# ``score`` coalesced to 0.0): the server re-read ``score`` for each of its three uses.
+_PROJECTED_RELEVANCE = (
+    "CASE WHEN intro THEN 3.0 "
+    "ELSE 2.0 * CASE WHEN about = false THEN 0 ELSE 1 END + coalesce(salience, 0.0) END "
+    "+ $w * CASE WHEN score < 0.0 THEN 0.0 WHEN score > 99.0 THEN 99.0 ELSE score END"
+)
 
 
 def paper_order(query: PaperQuery, params: dict[str, Any]) -> str:
@@ -729,57 +750,80 @@ def listing(
 
 # -- networks ----------------------------------------------------------------------------------
 def weighted_neighbors(ids: Sequence[str], pair: str, min_weight: int, limit: int) -> Statement:
-    """``rows`` of ``[i, neighbour, weight]``: per id (by position) its heaviest ties, then by id."""
+    """``rows`` of ``[i, neighbour, weight]``: per id (by position) its heaviest ties, then by id.
+
+    The ties are ranked by weight alone first and only the neighbours that can make the list
+    (weight at least the ``limit``-th heaviest) have their ``id`` read for the tie-break: a
+    popular concept has thousands of ties and reading every far end's ``id`` to sort them was a
+    third of the statement's db hits."""
     t = pair_type(pair)
     return Statement(
         f"UNWIND range(0, size($ids) - 1) AS i MATCH (n:{_N} {{id: $ids[i]}}) "
         f"CALL (n) {{ MATCH (n)-[r:{t}]-(o) WHERE r.papers >= $min "
-        "RETURN o.id AS other, r.papers AS w ORDER BY w DESC, other LIMIT $limit } "
+        "WITH o, r.papers AS w ORDER BY w DESC WITH collect([w, o]) AS ranked "
+        "WITH ranked, ranked[$limit - 1][0] AS cut "
+        "UNWIND [x IN ranked WHERE cut IS NULL OR x[0] >= cut] AS x "
+        "RETURN x[1].id AS other, x[0] AS w ORDER BY w DESC, other LIMIT $limit } "
         "RETURN collect([i, other, w]) AS rows",
         {"ids": list(ids), "min": min_weight, "limit": limit},
     )
 
 
 def pair_ends(ids: Sequence[str], pair: str) -> Statement:
-    """``eids``: the element ids of the existing nodes among ``ids`` (valid in this transaction);
-    ``ties``: how many ``pair`` ties start at them (degrees: no relationship is read)."""
+    """``ends``: ``[id, element id]`` of the existing nodes among ``ids`` (element ids are valid
+    in this transaction only); ``ties``: how many ``pair`` ties start at them (degrees: no
+    relationship is read). The ids come from the parameter, not from the nodes: no property read."""
     t = pair_type(pair)
     return Statement(
-        f"MATCH (a:{_N}) WHERE a.id IN $ids "
-        f"RETURN collect(elementId(a)) AS eids, sum(COUNT {{ (a)-[:{t}]->() }}) AS ties",
+        f"UNWIND $ids AS id MATCH (a:{_N} {{id: id}}) "
+        f"RETURN collect([id, elementId(a)]) AS ends, sum(COUNT {{ (a)-[:{t}]->() }}) AS ties",
         {"ids": list(ids)},
     )
 
 
 def pair_edges_among(eids: Sequence[str], pair: str, min_weight: int) -> Statement:
-    """``rows`` of ``[a, b, weight]``: the ties among the nodes with these element ids (each
-    stored once, a < b). Testing the far end by element id (a set lookup on a parameter) reads
-    no property of the thousands of neighbours a popular concept has: 4x faster than by ``id``."""
+    """``rows`` of ``[a, b, weight]`` with ``a``, ``b`` element ids: the ties among the nodes
+    with these element ids (each stored once, a < b). Testing the far end by element id (a set
+    lookup on a parameter) reads no property of the thousands of neighbours a popular concept
+    has: 4x faster than by ``id``; the ends are returned as element ids (the caller knows their
+    ids), so the only property read is ``papers``."""
     t = pair_type(pair)
     return Statement(
         f"MATCH (a) WHERE elementId(a) IN $eids MATCH (a)-[r:{t}]->(b) "
         "WHERE elementId(b) IN $eids AND r.papers >= $min "
-        "RETURN collect([a.id, b.id, r.papers]) AS rows",
+        "RETURN collect([elementId(a), elementId(b), r.papers]) AS rows",
         {"eids": list(eids), "min": min_weight},
     )
 
 
-def pair_edges_by_key(ids: Sequence[str], pair: str, min_weight: int) -> Statement:
-    """``rows`` of ``[a, b, weight]``: the ties among ``ids``, each candidate pair looked up by
-    its indexed key (:func:`kg.stores.neo4j.queries.pair_key`; the ends are checked, so a key
-    collision finds nothing extra). For nodes with many ties each (popular concepts), where
-    walking every tie of every node to test its far end reads them all: the ties among 100
-    popular concepts at 100k papers (26-31 ties out per candidate pair) took 143-220 ms that
-    way, 39-77 ms by key; at 10k (3 per pair) 20-22 ms against 32-37 (see KEYED_TIES_PER_PAIR)."""
+def pair_edges_by_key(ends: Sequence[tuple[str, str]], pair: str, min_weight: int) -> Statement:
+    """``rows`` of ``[i, j, weight]``: the ties among the nodes ``ends`` (``(id, element id)`` in
+    this transaction, as :func:`pair_ends` found them), ``i < j`` their positions in
+    :func:`keyed_order` of ``ends``. Each candidate pair is looked up by its indexed key
+    (:func:`kg.stores.neo4j.queries.pair_key`) and its ends matched by element id (a record's own
+    reference, no property read; a key collision finds nothing extra); a row names its ends by
+    position in ``$eids``, so the parameter is not 2 element ids per candidate pair (~450 KB
+    for 100 nodes). For nodes with many ties each (popular concepts), where walking every tie
+    of every node to test its far end reads them all: the ties among 100 popular concepts at
+    100k papers (26-31 ties out per candidate pair) took 143-220 ms that way, 39-77 ms by key;
+    at 10k (3 per pair) 20-22 ms against 32-37 (see KEYED_TIES_PER_PAIR)."""
     t = pair_type(pair)
-    unique = sorted(set(ids))
-    rows = [[pair_key(a, b), a, b] for i, a in enumerate(unique) for b in unique[i + 1 :]]
+    ordered = keyed_order(ends)
+    ids = [i for i, _e in ordered]
+    rows = [[pair_key(a, ids[j]), i, j] for i, a in enumerate(ids) for j in range(i + 1, len(ids))]
     return Statement(
         f"UNWIND $rows AS row MATCH (a)-[r:{t}]->(b) USING INDEX r:{t}({PAIR_KEY}) "
-        f"WHERE r.{PAIR_KEY} = row[0] AND r.papers >= $min AND a.id = row[1] AND b.id = row[2] "
-        "RETURN collect([a.id, b.id, r.papers]) AS rows",
-        {"rows": rows, "min": min_weight},
+        f"WHERE r.{PAIR_KEY} = row[0] AND elementId(a) = $eids[row[1]] AND elementId(b) = $eids[row[2]] "
+        "AND r.papers >= $min RETURN collect([row[1], row[2], r.papers]) AS rows",
+        {"rows": rows, "eids": [e for _i, e in ordered], "min": min_weight},
     )
+
+
+def keyed_order(ends: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``ends`` (``(id, element id)``) by id: a candidate pair of :func:`pair_edges_by_key` is
+    two positions ``i < j`` in it, the smaller id first as derived pairs are stored
+    (:func:`kg.stores.neo4j.queries.create_pairs`)."""
+    return sorted(dict(ends).items())
 
 
 def strongest_nodes(pair: str, min_weight: int, limit: int) -> Statement:

@@ -270,15 +270,21 @@ class Neo4jReads:
 
         def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
             found = rq.pair_ends(unique, pair)  # element ids are only valid in one transaction
-            ends = tx.run(found.text, found.params).single(strict=True)
-            n = len(ends["eids"])
+            record = tx.run(found.text, found.params).single(strict=True)
+            ends = [(str(i), str(e)) for i, e in record["ends"]]
+            n = len(ends)
+            if n < 2:
+                return []
             pairs = n * (n - 1) // 2
-            if ends["ties"] > KEYED_TIES_PER_PAIR * pairs and n <= KEYED_PAIRS_MAX_NODES:
-                among = rq.pair_edges_by_key(unique, pair, min_weight)
-            else:
-                among = rq.pair_edges_among(ends["eids"], pair, min_weight)
+            if record["ties"] > KEYED_TIES_PER_PAIR * pairs and n <= KEYED_PAIRS_MAX_NODES:
+                keyed = rq.pair_edges_by_key(ends, pair, min_weight)
+                hits = tx.run(keyed.text, keyed.params).single(strict=True)["rows"]
+                ordered = rq.keyed_order(ends)
+                return [[ordered[i][0], ordered[j][0], w] for i, j, w in hits]
+            among = rq.pair_edges_among([e for _i, e in ends], pair, min_weight)
             rows: list[list[Any]] = tx.run(among.text, among.params).single(strict=True)["rows"]
-            return rows
+            node_id = {e: i for i, e in ends}
+            return [[node_id[a], node_id[b], w] for a, b, w in rows]
 
         rows = self._read_work(work)
         edges = {(min(a, b), max(a, b)): int(w) for a, b, w in rows}
