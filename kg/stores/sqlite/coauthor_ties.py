@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kg.stores.protocol import PairEdge
+from kg.stores.sqlite.heavy_ties import pair_edges
 
 # Every co-author tie with its two nodes' rowids: the primary key's range of the authors' ids
 # (there is no type-first index of every tie), each end's rowid from the nodes' id index.
@@ -101,15 +102,4 @@ class CoauthorTies:
         one, other = owner[hit], by_rowid[spot[hit]]
         source, target = np.minimum(one, other), np.maximum(one, other)  # places in ``known``: id order
         order = np.lexsort((target, source))
-        names = np.array(known, dtype=object)
-        return list(
-            map(
-                PairEdge._make,
-                zip(
-                    names[source[order]].tolist(),
-                    names[target[order]].tolist(),
-                    self.weights[slots[hit]][order].tolist(),
-                    strict=True,
-                ),
-            )
-        )
+        return pair_edges(known, source[order], target[order], self.weights[slots[hit]][order])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -79,18 +79,7 @@ class HeavyTies:
         spot = np.empty_like(order)
         spot[order] = np.minimum(np.searchsorted(self.keys, wanted[order]), len(self.keys) - 1)
         hit = (self.keys[spot] == wanted) & (self.weights[spot] >= min_weight)
-        names = np.array(known, dtype=object)
-        return list(
-            map(
-                PairEdge._make,
-                zip(
-                    names[first[hit]].tolist(),
-                    names[second[hit]].tolist(),
-                    self.weights[spot[hit]].tolist(),
-                    strict=True,
-                ),
-            )
-        )
+        return pair_edges(known, first[hit], second[hit], self.weights[spot[hit]])
 
 
 def _keys(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -120,3 +109,21 @@ class HeavyTiesCache:
     def get(self, version: int, pair: PairType, read: Callable[[], HeavyTies]) -> HeavyTies | None:
         """The ties of ``pair`` at ``version``; ``None`` while the version is not yet warm."""
         return self._slot.get(version, read, pair)
+
+
+def pair_edges(
+    known: Sequence[str],
+    source: npt.NDArray[np.intp],
+    target: npt.NDArray[np.intp],
+    weight: npt.NDArray[np.int64],
+) -> list[PairEdge]:
+    """``PairEdge`` rows from positions in ``known`` (one array per end) and their weights, in
+    the arrays' order: what both held tie structures (this module's and
+    :mod:`kg.stores.sqlite.coauthor_ties`) give back."""
+    names = np.array(known, dtype=object)
+    return list(
+        map(
+            PairEdge._make,
+            zip(names[source].tolist(), names[target].tolist(), weight.tolist(), strict=True),
+        )
+    )
