@@ -211,10 +211,14 @@ def small_commands(env: dict[str, str], work: Path, repeat: int) -> None:
     store = work / "kg"
     extra = work / "ten.jsonl"
     figures: dict[str, list[float]] = {"+10 papers": [], "kg stats": [], "kg query": [], "kg serve ready": []}
+    run_id = os.urandom(4).hex()  # new papers on every run, also into a store an earlier run added to
     for r in range(repeat):
         extra.write_text(
             "".join(
-                json.dumps({"title": f"New {r}-{i}", "abstract": f"Fresh bandits paper {r} {i}."}) + "\n"
+                json.dumps(
+                    {"title": f"New {run_id} {r}-{i}", "abstract": f"Fresh bandits paper {run_id} {r} {i}."}
+                )
+                + "\n"
                 for i in range(10)
             ),
             encoding="utf-8",
