@@ -47,7 +47,16 @@ def _open_store(settings: Settings, *, create: bool = False) -> ReadStore:
         _require_store(settings)
     from kg.stores import open_store
 
-    return open_store(settings)
+    store = open_store(settings)
+    if getattr(store, "checked_in_part", False):
+        from kg.stores.sqlite.check import OPEN_BUDGET_S
+
+        _err(
+            f"note: {settings.data_dir} is too large to check in full within {OPEN_BUDGET_S:.0f} s "
+            "when opened, so this command checked part of it; run `kg check` once: a store it "
+            "passes is not checked again until something else changes it"
+        )
+    return store
 
 
 def _require_store(settings: Settings) -> None:

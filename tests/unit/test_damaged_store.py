@@ -292,6 +292,25 @@ def test_what_paperkg_writes_needs_no_second_read(tmp_path: Path, capsys: pytest
     assert not check.verified(db), "a damaged store was stamped"
 
 
+def test_a_store_checked_in_part_says_how_to_check_it_once(
+    pristine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store too large for the open budget, that no check has stamped, is checked in part by
+    every command: each says so and names `kg check`, which stamps it; then nothing is said."""
+    data_dir = tmp_path / "kg"
+    shutil.copytree(pristine, data_dir)
+    (data_dir / (DB + ".verified")).unlink(missing_ok=True)
+    monkeypatch.setattr(check, "OPEN_BUDGET_S", 0.0)  # every store is "too large" for no time at all
+    assert main(["stats", "--data-dir", str(data_dir)]) == 0
+    err = capsys.readouterr().err
+    assert "checked part of it; run `kg check` once" in err, err
+    assert not check.verified(data_dir / DB)
+    assert main(["check", "--data-dir", str(data_dir)]) == 0
+    capsys.readouterr()
+    assert main(["stats", "--data-dir", str(data_dir)]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_zz_report_damage_outcomes() -> None:
     slowest = {k: round(v, 2) for k, v in SLOWEST.items()}
     print(

@@ -141,13 +141,18 @@ class SQLiteStore(SQLiteReads):
         # that only read, such as a long-running `kg serve`, vouches for nothing).
         self._vouch = False
         self._wrote = False
+        # The whole-file checks did not finish within the open budget (a large store no check
+        # has stamped yet): `kg` says so once per command, with what stamps it (kg check).
+        self.checked_in_part = False
         if data_dir is not None:
             db = data_dir / DB_FILE
             fresh = not db.exists() or db.stat().st_size == 0
-            found = check.problems(db)
+            found = check.problems(db, budget_s=check.OPEN_BUDGET_S)
             if found:
                 raise check.StoreDamaged(check.damaged_message(db, found))
-            self._vouch = not self.read_only and (fresh or check.verified(db))
+            verified = fresh or check.verified(db)
+            self._vouch = not self.read_only and verified
+            self.checked_in_part = not self.read_only and not verified
         try:
             if data_dir is not None and not self.read_only:
                 data_dir.mkdir(parents=True, exist_ok=True)
