@@ -92,17 +92,29 @@ def problems(path: Path, *, full: bool = False, budget_s: float | None = OPEN_BU
         full: ``PRAGMA integrity_check`` instead of ``quick_check``, whatever the stamp says.
         budget_s: stop checking (and report nothing more) after this long; ``None``: no limit.
     """
+    return _examine(path, full, budget_s)[0]
+
+
+def open_check(path: Path) -> tuple[list[str], bool]:
+    """What the store runs before it opens ``path``: :func:`problems` within :data:`OPEN_BUDGET_S`,
+    and whether that budget ran out before the whole-file checks finished (a large store no
+    check has stamped: ``kg`` then says so, and names ``kg check``, which stamps it)."""
+    return _examine(path, False, OPEN_BUDGET_S)
+
+
+def _examine(path: Path, full: bool, budget_s: float | None) -> tuple[list[str], bool]:
+    """:func:`problems`, and whether the budget ran out."""
     if not path.exists():
-        return []
+        return [], False
     header = header_problem(path)
     if header is not None and _settled(path):
-        return [header]
+        return [header], False
     if path.stat().st_size == 0:
-        return []
+        return [], False
     try:
         conn = _read_only_connection(path)
     except sqlite3.Error as e:
-        return [f"SQLite cannot open it: {e}"]
+        return [f"SQLite cannot open it: {e}"], False
     stop_at = None if budget_s is None else time.monotonic() + budget_s
 
     def out_of_time() -> int:
@@ -115,17 +127,17 @@ def problems(path: Path, *, full: bool = False, budget_s: float | None = OPEN_BU
         found = _problems(conn, full, thorough)
     except sqlite3.OperationalError as e:
         if "interrupted" in str(e):
-            return []  # the budget ran out: a large store; `kg check` checks it all
+            return [], True  # the budget ran out: a large store; `kg check` checks it all
         if "locked" in str(e) or "busy" in str(e):
-            return []  # a writer holds it: it is in use, not damaged
-        return [f"SQLite cannot read it: {e}"]
+            return [], False  # a writer holds it: it is in use, not damaged
+        return [f"SQLite cannot read it: {e}"], False
     except sqlite3.Error as e:
-        return [f"SQLite cannot read it: {e}"]
+        return [f"SQLite cannot read it: {e}"], False
     finally:
         conn.close()
     if not found and thorough:
         _write_stamp(path, stamp)
-    return found
+    return found, False
 
 
 # Beside the store: the size and modification times of the file (and its WAL) when the whole

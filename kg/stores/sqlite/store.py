@@ -141,18 +141,17 @@ class SQLiteStore(SQLiteReads):
         # that only read, such as a long-running `kg serve`, vouches for nothing).
         self._vouch = False
         self._wrote = False
-        # The whole-file checks did not finish within the open budget (a large store no check
-        # has stamped yet): `kg` says so once per command, with what stamps it (kg check).
+        # The whole-file checks ran out of the open budget (a large store no check has stamped
+        # yet): `kg` says so once per command, with what stamps it (kg check).
         self.checked_in_part = False
         if data_dir is not None:
             db = data_dir / DB_FILE
             fresh = not db.exists() or db.stat().st_size == 0
-            found = check.problems(db, budget_s=check.OPEN_BUDGET_S)
+            found, ran_out = check.open_check(db)
             if found:
                 raise check.StoreDamaged(check.damaged_message(db, found))
-            verified = fresh or check.verified(db)
-            self._vouch = not self.read_only and verified
-            self.checked_in_part = not self.read_only and not verified
+            self._vouch = not self.read_only and (fresh or check.verified(db))
+            self.checked_in_part = not self.read_only and ran_out
         try:
             if data_dir is not None and not self.read_only:
                 data_dir.mkdir(parents=True, exist_ok=True)
@@ -418,11 +417,8 @@ class SQLiteStore(SQLiteReads):
             return institutions.digest(self._conn)
 
     def institutions_synced_at(self) -> int | None:
-        with self._lock, self._errors():
-            row = self._conn.execute(
-                "SELECT value FROM meta WHERE key = ?", (INSTITUTIONS_SYNCED,)
-            ).fetchone()
-        return None if row is None else int(row[0])
+        rows = self._all("SELECT value FROM meta WHERE key = ?", (INSTITUTIONS_SYNCED,))
+        return int(rows[0][0]) if rows else None
 
     def note_institutions_synced(self, version: int) -> None:
         def note(c: sqlite3.Connection) -> None:
