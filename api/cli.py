@@ -49,14 +49,19 @@ def _open_store(settings: Settings, *, create: bool = False) -> ReadStore:
 
     store = open_store(settings)
     if getattr(store, "checked_in_part", False):
-        from kg.stores.sqlite.check import OPEN_BUDGET_S
-
-        _err(
-            f"note: {settings.data_dir} is too large to check in full within {OPEN_BUDGET_S:.0f} s "
-            "when opened, so this command checked part of it; run `kg check` once: a store it "
-            "passes is not checked again until something else changes it"
-        )
+        _note_checked_in_part(settings)
     return store
+
+
+def _note_checked_in_part(settings: Settings) -> None:
+    """Say that the store was checked only in part when opened, and what stamps it."""
+    from kg.stores.sqlite.check import OPEN_BUDGET_S
+
+    _err(
+        f"note: {settings.data_dir} is too large to check in full within {OPEN_BUDGET_S:.0f} s "
+        "when opened, so this command checked part of it; run `kg check` once: a store it "
+        "passes is not checked again until something else changes it"
+    )
 
 
 def _require_store(settings: Settings) -> None:
@@ -446,7 +451,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if settings.backend != "neo4j":
         from kg.stores.sqlite.check import refuse_damaged
 
-        refuse_damaged(settings.data_dir)
+        if refuse_damaged(settings.data_dir):
+            _note_checked_in_part(settings)
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1 (got {args.workers})")
     _err(f"GraphQL (GraphiQL in a browser) at http://{args.host}:{args.port}/graphql")

@@ -13,6 +13,7 @@ traceback on stderr). ``DAMAGE_OUTCOMES`` counts exit codes per command (printed
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import shutil
 import sqlite3
@@ -345,3 +346,35 @@ def test_a_store_being_set_up_by_another_process_is_not_damaged(tmp_path: Path) 
             done.set()
             watcher.join()
     assert seen == []
+
+
+def test_a_check_cut_short_is_not_repeated_but_never_excuses_a_longer_one(
+    pristine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``kg serve`` checks a store before it starts and its store checks again on open; on a
+    large unstamped store both ran out of the budget on the same pages (3 s twice at 100k). The
+    second check of the unchanged file within no larger a budget does not read it again; a
+    check with more time still does, and finds damage the first could not reach."""
+    data_dir = tmp_path / "kg"
+    shutil.copytree(pristine, data_dir)
+    db = data_dir / DB
+    (data_dir / (DB + ".verified")).unlink(missing_ok=True)
+    reads: list[Path] = []
+    real = check._problems
+
+    def counted(conn: sqlite3.Connection, full: bool, thorough: bool = True) -> list[str]:
+        reads.append(db)
+        return real(conn, full, thorough)
+
+    monkeypatch.setattr(check, "_problems", counted)
+    monkeypatch.setattr(check, "OPEN_BUDGET_S", 0.0)
+    assert check.refuse_damaged(data_dir)  # what `kg serve` runs first: cut short, nothing found
+    assert check.open_check(db) == ([], True)  # then its store's open
+    assert len(reads) == 1  # the second check would learn nothing new: it did not read the file
+    times = db.stat()
+    CASES["middle page scribbled"](db)
+    os.utime(db, ns=(times.st_atime_ns, times.st_mtime_ns))  # size and times as before
+    monkeypatch.setattr(check, "OPEN_BUDGET_S", 60.0)
+    found, cut_short = check.open_check(db)
+    assert found and not cut_short, found
+    assert len(reads) == 2

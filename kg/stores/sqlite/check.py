@@ -38,6 +38,11 @@ HEADER_BYTES = 100
 OPEN_BUDGET_S = 3.0  # of checking on every open; `kg check` takes as long as it needs
 REQUIRED_TABLES = ("meta", "nodes", "rels", "name_keys")
 _PROGRESS_STEPS = 10_000
+# The files whose bounded check ran out of budget with nothing found, in this process: their
+# stamp then and the budget. A second check of the same unchanged file within no larger a budget
+# would read the same pages again and learn nothing (`kg serve` checks before it starts, then its
+# store checks on open: 3 s twice on an unstamped 100k store). Any write changes the stamp.
+_CUT_SHORT: dict[Path, tuple[str, float]] = {}
 
 
 class StoreDamaged(GraphStoreError):
@@ -123,10 +128,17 @@ def _examine(path: Path, full: bool, budget_s: float | None) -> tuple[list[str],
     conn.set_progress_handler(out_of_time, _PROGRESS_STEPS)
     stamp = _stamp(path)
     thorough = full or _read_stamp(path) != stamp
+    key = path.absolute()
+    cut_short = _CUT_SHORT.get(key)
+    if thorough and budget_s is not None and cut_short is not None and cut_short[0] == stamp:
+        if budget_s <= cut_short[1]:  # this process checked this unchanged file as far already
+            conn.close()
+            return [], True
     try:
         found = _problems(conn, full, thorough)
     except sqlite3.OperationalError as e:
         if "interrupted" in str(e):
+            _CUT_SHORT[key] = (stamp, budget_s if budget_s is not None else 0.0)
             return [], True  # the budget ran out: a large store; `kg check` checks it all
         if "locked" in str(e) or "busy" in str(e):
             return [], False  # a writer holds it: it is in use, not damaged
@@ -249,13 +261,16 @@ def _read_only_connection(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def refuse_damaged(data_dir: Path) -> None:
+def refuse_damaged(data_dir: Path) -> bool:
     """Raise :class:`StoreDamaged` (one line) when the store in ``data_dir`` is damaged; what
-    ``kg serve`` runs before it starts, so a damaged store is one line, not a failed start-up."""
+    ``kg serve`` runs before it starts, so a damaged store is one line, not a failed start-up.
+    True when the check ran out of its budget (:func:`open_check`; the store's own open then
+    does not read the same pages again)."""
     path = data_dir / "graph.sqlite"
-    found = problems(path)
+    found, cut_short = open_check(path)
     if found:
         raise StoreDamaged(damaged_message(path, found))
+    return cut_short
 
 
 def _has_tables(conn: sqlite3.Connection) -> bool:
