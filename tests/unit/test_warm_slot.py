@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from kg.stores.held import closure_pages
+from kg.stores.held.closure_pages import ClosurePages, ClosurePagesCache
+from kg.stores.held.heavy_ties import HeavyTies, HeavyTiesCache
 from kg.stores.protocol import PaperQuery
-from kg.stores.sqlite import SQLiteStore, closure_pages
-from kg.stores.sqlite.closure_pages import ClosurePages, ClosurePagesCache
-from kg.stores.sqlite.heavy_ties import HeavyTies, HeavyTiesCache
+from kg.stores.sqlite import SQLiteStore
 from kg.stores.warm import WarmSlot
 
 

@@ -30,7 +30,7 @@ class Hierarchy:
         self.below: dict[str, list[str]] = {}
         self.absent: set[str] = set()
         # every closure at one limit, once :meth:`closures` has walked them (the concept pages'
-        # lists need them all: kg.stores.sqlite.closure_pages), so a page's closure is a look-up
+        # lists need them all: kg.stores.held.closure_pages), so a page's closure is a look-up
         self._walked: tuple[int, dict[str, tuple[str, ...]]] | None = None
         for broad, narrow, exists in links:
             self.below.setdefault(broad, []).append(narrow)
