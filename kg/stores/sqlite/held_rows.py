@@ -11,7 +11,8 @@ import sqlite3
 from collections.abc import Mapping
 from itertools import islice
 
-from kg.stores.held.closure_pages import OWN_MIN, ClosurePages
+from kg.stores.held import closure_pages as held_pages
+from kg.stores.held.closure_pages import ClosurePages
 from kg.stores.held.coauthor_ties import CoauthorTies
 from kg.stores.held.heavy_ties import HEAVY_TIE, HeavyTies
 from kg.stores.protocol import PairType
@@ -61,4 +62,4 @@ def closure_pages(c: sqlite3.Connection, closures: Mapping[str, tuple[str, ...]]
     concept that has narrower ones, as ``narrower_closure`` lists it after the concept."""
     ids = [r[0] for r in c.execute(_PAPERS)]
     rows = iter(c.execute(_LINKS))
-    return ClosurePages.from_rows(ids, iter(lambda: list(islice(rows, _CHUNK)), []), closures, OWN_MIN)
+    return ClosurePages.from_rows(ids, iter(lambda: list(islice(rows, _CHUNK)), []), closures, held_pages.OWN_MIN)
