@@ -62,4 +62,6 @@ def closure_pages(c: sqlite3.Connection, closures: Mapping[str, tuple[str, ...]]
     concept that has narrower ones, as ``narrower_closure`` lists it after the concept."""
     ids = [r[0] for r in c.execute(_PAPERS)]
     rows = iter(c.execute(_LINKS))
-    return ClosurePages.from_rows(ids, iter(lambda: list(islice(rows, _CHUNK)), []), closures, held_pages.OWN_MIN)
+    return ClosurePages.from_rows(
+        ids, iter(lambda: list(islice(rows, _CHUNK)), []), closures, held_pages.OWN_MIN
+    )
