@@ -8,7 +8,7 @@ all of them, so both grew with the store: at 100k papers "robotics" is 24,570 pa
 concepts. Per-concept caches do not help a server asked about many concepts. So, once a version
 is warm, every concept's list is built in one pass (numpy arrays of paper codes, a paper's code
 being its place in the newest order) from the links that count (``INTRODUCES``, ``MENTIONS``
-with ``about`` >= 1) and the version's hierarchy (:mod:`kg.stores.sqlite.hierarchy`, or the
+with ``about`` >= 1) and the version's hierarchy (:mod:`kg.stores.held.hierarchy`, or the
 Neo4j store's ``BROADER`` links, :mod:`kg.stores.neo4j.held`); a page is
 then a slice and the total a length: ``store.papers`` 4.5 -> 0.02 ms in-process at 100k papers.
 Built in 2.3-2.6 s of CPU at 100k papers (0.27 s at 10k), once per version and only once the

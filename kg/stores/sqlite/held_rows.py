@@ -15,6 +15,7 @@ from kg.stores.held import closure_pages as held_pages
 from kg.stores.held.closure_pages import ClosurePages
 from kg.stores.held.coauthor_ties import CoauthorTies
 from kg.stores.held.heavy_ties import HEAVY_TIE, HeavyTies
+from kg.stores.held.hierarchy import Hierarchy
 from kg.stores.protocol import PairType
 
 # Every heavy tie of a type with its two nodes' rowids (index only: heavy_pairs_by_weight, and
@@ -43,6 +44,12 @@ _LINKS = (
 _PAPERS = (
     "SELECT id FROM nodes INDEXED BY nodes_by_order WHERE label = 'Paper' ORDER BY year DESC, sort_key, id"
 )
+# Every BROADER link, narrower end first, with whether its narrower end is a node (a closure
+# lists only nodes, as the recursive statement did by joining ``nodes``).
+_BROADER = (
+    'SELECT r."end", r.start, n.id IS NOT NULL FROM rels r INDEXED BY broader_links '
+    "LEFT JOIN nodes n ON n.id = r.start WHERE r.type = 'BROADER'"
+)
 _CHUNK = 65_536  # link rows turned into arrays at a time (few Python objects alive at once)
 
 
@@ -65,3 +72,15 @@ def closure_pages(c: sqlite3.Connection, closures: Mapping[str, tuple[str, ...]]
     return ClosurePages.from_rows(
         ids, iter(lambda: list(islice(rows, _CHUNK)), []), closures, held_pages.OWN_MIN
     )
+
+
+def hierarchy(c: sqlite3.Connection) -> Hierarchy | None:
+    """The hierarchy of the store ``c`` reads, or ``None`` when the store has no
+    ``broader_links`` index (a read-only store written before it: without the index the
+    pass would read every relationship)."""
+    if (
+        c.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'broader_links'").fetchone()
+        is None
+    ):
+        return None
+    return Hierarchy([(str(b), str(n), int(e)) for b, n, e in c.execute(_BROADER)])

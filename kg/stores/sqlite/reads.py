@@ -38,7 +38,7 @@ from kg.core.models import (
 from kg.core.names import query_loose_key
 from kg.core.provisional import row_concept
 from kg.core.text_index import FIELD_BOOST, rarer_first, search_terms
-from kg.stores.held import closure_pages, coauthor_ties, heavy_ties
+from kg.stores.held import closure_pages, coauthor_ties, heavy_ties, hierarchy
 from kg.stores.nearest import Matrix
 from kg.stores.protocol import (
     Direction,
@@ -58,7 +58,6 @@ from kg.stores.protocol import (
 )
 from kg.stores.sqlite import (
     held_rows,
-    hierarchy,
     paths,
     schema,
     totals,
@@ -601,7 +600,7 @@ class SQLiteReads:
         return head + [r[0] for r in rows]
 
     def _hierarchy(self) -> hierarchy.Hierarchy | None:
-        """The version's concept hierarchy (:mod:`kg.stores.sqlite.hierarchy`), ``None`` for a
+        """The version's concept hierarchy (:mod:`kg.stores.held.hierarchy`), ``None`` for a
         store without its index (the recursive statement answers then)."""
         cache: hierarchy.HierarchyCache | None = getattr(self, "_hierarchy_cache", None)
         if cache is None:
@@ -610,7 +609,7 @@ class SQLiteReads:
 
         def read() -> hierarchy.Hierarchy | None:
             with self._errors():
-                return hierarchy.Hierarchy.read(self._reader())
+                return held_rows.hierarchy(self._reader())
 
         return cache.get(version, read)
 
