@@ -45,9 +45,16 @@ class HeavyTies:
     def from_rows(cls, rows: Iterable[tuple[int, int, int]]) -> HeavyTies:
         """From ``(rowid, rowid, weight)`` rows, either end first."""
         flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64).reshape(-1, 3)
-        keys = _keys(flat[:, 0], flat[:, 1])
+        return cls.from_codes(flat[:, 0], flat[:, 1], flat[:, 2])
+
+    @classmethod
+    def from_codes(
+        cls, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64], weights: npt.NDArray[np.int64]
+    ) -> HeavyTies:
+        """From the ties' ends' codes (either end first) and their weights, one array each."""
+        keys = _keys(a, b)
         order = np.argsort(keys, kind="stable")
-        return cls(keys[order], flat[order, 2].astype(np.int32))
+        return cls(keys[order], weights[order].astype(np.int32))
 
     @property
     def nbytes(self) -> int:
