@@ -58,8 +58,8 @@ def test_held_ties_answer_as_the_statements(empty: Any, seed_records: list[Any],
                     [*chosen[:20], "author:nobody"], pair, min_weight, limit
                 )
     floor = 1 if pair == "COAUTHOR" else 2
-    assert held._held_slot.held(held.version(), f"ties:{pair}") is not None  # the held ones answered
-    assert held._held_slot.held(held.version(), f"ties:{pair}").floor == floor
+    ties_held = held._held_slot.held(held.version(), f"ties:{pair}")
+    assert ties_held is not None and ties_held.floor == floor  # the held ones answered
 
 
 def _page_queries(store: Neo4jStore, concept_ids: list[str]) -> list[PaperQuery]:
