@@ -156,8 +156,8 @@ class Neo4jHeld:
 
     def _warm_slot(self) -> warm.WarmSlot[Any]:
         slot: warm.WarmSlot[Any] | None = getattr(self, "_held_slot", None)
-        if slot is None:
-            slot = warm.WarmSlot()
+        if slot is None:  # built on a thread of its own: the seconds of a build delay no request
+            slot = warm.WarmSlot(background=True)
             self._held_slot = slot
         return slot
 
