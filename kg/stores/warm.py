@@ -68,6 +68,16 @@ class WarmSlot(Generic[V]):
             return None
         return self._build(version, build, key)
 
+    def build_now(self, version: Hashable, build: Callable[[], V | None], key: Hashable = None) -> V | None:
+        """Build the structure of ``key`` at ``version`` on this thread, warm or not, and keep
+        it (a benchmark, or a server that wants it before its first request)."""
+        with self._lock:
+            held = self._held.get(key)
+            if held is not None and held[0] == version:
+                return held[1]
+            self._building.add(key)
+        return self._build(version, build, key)
+
     def _build(self, version: Hashable, build: Callable[[], V | None], key: Hashable) -> V | None:
         try:
             value = build()

@@ -161,9 +161,12 @@ class Neo4jHeld:
             self._held_slot = slot
         return slot
 
-    def _held(self, key: str, read: Callable[[neo4j.ManagedTransaction], V | None]) -> V | None:
+    def _held(
+        self, key: str, read: Callable[[neo4j.ManagedTransaction], V | None], now: bool = False
+    ) -> V | None:
         """The structure ``key`` at the current version, read by ``read`` once the version is
-        warm (in one transaction that also checks the version is still the one asked for)."""
+        warm (in one transaction that also checks the version is still the one asked for), or
+        at once with ``now``."""
         version = self.version()
 
         def build() -> V | None:
@@ -176,7 +179,8 @@ class Neo4jHeld:
             with self._errors(), self._session(fetch_size=FETCH) as session:
                 return session.execute_read(work)
 
-        found: V | None = self._warm_slot().get(version, build, key)
+        slot = self._warm_slot()
+        found: V | None = slot.build_now(version, build, key) if now else slot.get(version, build, key)
         return found
 
     def _held_ties(self, pair: PairType, min_weight: int) -> HeldTies | None:
@@ -189,3 +193,10 @@ class Neo4jHeld:
     def _held_pages(self) -> HeldPages | None:
         """The version's concept pages' lists, ``None`` while the version is not warm."""
         return self._held("pages", read_pages)
+
+    def hold_now(self) -> None:
+        """Build every structure of the current version now, on this thread (a benchmark, or a
+        server that wants them before its first request); later versions warm as usual."""
+        self._held("pages", read_pages, now=True)
+        self._held("ties:CO_OCCURS", lambda tx: read_ties(tx, "CO_OCCURS"), now=True)
+        self._held("ties:COAUTHOR", lambda tx: read_ties(tx, "COAUTHOR"), now=True)
