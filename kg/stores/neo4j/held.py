@@ -5,8 +5,10 @@ Why: the concept graph, the co-author reads and the concept pages were near thei
 floor on Neo4j (at 100k papers 32-38 ms of the JVM's CPU per request, plus the API's), where
 the SQLite store answers them from structures it builds once a version is warm. The same
 structures (:mod:`kg.stores.held`) are built here from Neo4j reads: each is one statement in
-one read transaction (which also reads the version, so a write that came in first is seen and
-the structure is not kept for the older version), its records streamed into the build. Nodes
+one read transaction, its records (grouped server-side: the driver's cost is per record)
+streamed into the build. The transaction also reads the version before and after: a write that
+came in first or meanwhile (another process's ``kg ingest``) means nothing is kept for the
+version asked for, whose successor is then the one to warm. Nodes
 are keyed by their ``id`` property (element ids are only valid in one transaction); the
 structures turn them into dense codes.
 
@@ -183,11 +185,18 @@ class Neo4jHeld:
         version = self.version()
 
         def build() -> V | None:
-            def work(tx: neo4j.ManagedTransaction) -> V | None:
+            def current(tx: neo4j.ManagedTransaction) -> int:
                 stmt = q.read_version()
                 rows = list(tx.run(stmt.text, stmt.params))
-                now = int(rows[0]["value"]) if rows else 0
-                return read(tx) if now == version else None  # a write came in meanwhile
+                return int(rows[0]["value"]) if rows else 0
+
+            def work(tx: neo4j.ManagedTransaction) -> V | None:
+                if current(tx) != version:  # a write came in meanwhile
+                    return None
+                built = read(tx)
+                # a read transaction sees each write once committed (no snapshot): a write
+                # during the reads may be half in them, and is then the next version's
+                return built if current(tx) == version else None
 
             with self._errors(), self._session(fetch_size=FETCH) as session:
                 return session.execute_read(work)
