@@ -160,7 +160,7 @@ class Matrix:
 
         Why not at once: building it costs 1-1.7 s of CPU at 100k rows, paid again at every
         store version; a store under ingest gets a new version every few seconds, and a search
-        or two per version would each pay it (as :mod:`kg.stores.sqlite.heavy_ties`). Only the
+        or two per version would each pay it (as :mod:`kg.stores.held.heavy_ties`). Only the
         ask that reaches the count builds it, outside the lock (:class:`kg.stores.warm.WarmSlot`):
         searches meanwhile scan every row rather than wait."""
         if len(self.ids) < self._first_pass_rows or k > FIRST_PASS_CANDIDATES // 10:

@@ -1,4 +1,4 @@
-"""A concept's page from the version's held lists (:mod:`kg.stores.sqlite.closure_pages`) is the
+"""A concept's page from the version's held lists (:mod:`kg.stores.held.closure_pages`) is the
 page the statements give: every concept of a small store and of the seed store, with and without
 its narrower concepts, both orders, many windows; and after a write, at the new version."""
 
@@ -12,9 +12,10 @@ import pytest
 
 from kg.core.models import Node, PaperRecord, Relationship
 from kg.read.service import below
+from kg.stores.held import closure_pages
+from kg.stores.held.closure_pages import CLIMBS, HELD_CLOSURE, WARM_ASKS, ClosurePages, ClosurePagesCache
 from kg.stores.protocol import CLOSURE_LIMIT, Page, PaperQuery
-from kg.stores.sqlite import SQLiteStore, closure_pages
-from kg.stores.sqlite.closure_pages import CLIMBS, HELD_CLOSURE, WARM_ASKS, ClosurePages, ClosurePagesCache
+from kg.stores.sqlite import SQLiteStore
 from tests.graph_builders import curated_concept
 
 FIELD = curated_concept("robot-learning", "robot learning")

@@ -1,5 +1,5 @@
 """The embedded store's closures come from the version's hierarchy held in memory
-(:mod:`kg.stores.sqlite.hierarchy`) and answer what the recursive statement over ``rels`` did."""
+(:mod:`kg.stores.held.hierarchy`) and answer what the recursive statement over ``rels`` did."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.core.models import Node, PaperRecord, Relationship
-from kg.stores.sqlite import DB_FILE, SQLiteStore
-from kg.stores.sqlite.hierarchy import Hierarchy
+from kg.stores.sqlite import DB_FILE, SQLiteStore, held_rows
 
 # The statement closures were answered by before the hierarchy was held: the reference.
 WALK = (
@@ -90,11 +89,11 @@ def test_a_store_without_the_hierarchy_index_is_answered_by_the_walk(
     store.upsert(seed_records)
     store.close()
     c = sqlite3.connect(tmp_path / DB_FILE)
-    assert Hierarchy.read(c) is not None
+    assert held_rows.hierarchy(c) is not None
     c.execute("DROP INDEX broader_links")
     c.commit()
-    assert Hierarchy.read(c) is None  # a read-only store of an older paperkg
+    assert held_rows.hierarchy(c) is None  # a read-only store of an older paperkg
     expected = {b: _walked(c, b, 5000) for b in _broad_concepts(c)}
     again = SQLiteStore(tmp_path)  # opened writable: the index is created again
-    assert Hierarchy.read(again._reader()) is not None
+    assert held_rows.hierarchy(again._reader()) is not None
     assert {b: again.narrower_closure(b, 5000) for b in expected} == expected

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from kg.core.models import Relationship
+from kg.stores.held import heavy_ties
 from kg.stores.protocol import PairEdge, PairType, Weighted
-from kg.stores.sqlite import SQLiteStore, heavy_ties
+from kg.stores.sqlite import SQLiteStore
 from kg.stores.sqlite.schema import HEAVY_TIE
 from kg.stores.sqlite.store import DB_FILE
 
@@ -157,8 +158,8 @@ def test_a_store_without_kept_tie_sums_gets_them_when_opened(tmp_path: Path, see
 @pytest.mark.parametrize("pair", ["COAUTHOR", "CO_OCCURS"])
 def test_ties_among_chosen_nodes_at_every_weight(store: SQLiteStore, pair: PairType) -> None:
     # Concepts: above weight 1 from the version's heavy ties held in memory
-    # (kg.stores.sqlite.heavy_ties), at weight 1 from the statements; co-authors at every weight
-    # from every tie held (kg.stores.sqlite.coauthor_ties) once warm: all equal the export.
+    # (kg.stores.held.heavy_ties), at weight 1 from the statements; co-authors at every weight
+    # from every tie held (kg.stores.held.coauthor_ties) once warm: all equal the export.
     ties = _ties(store, pair)
     nodes = sorted({t.source for t in ties} | {t.target for t in ties})
     for chosen in (nodes, nodes[::3], nodes[1::2] + ["concept:no-such-node"], nodes[:1]):

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from kg.stores.held import closure_pages
+from kg.stores.held.closure_pages import ClosurePages, ClosurePagesCache
+from kg.stores.held.heavy_ties import HeavyTies, HeavyTiesCache
 from kg.stores.protocol import PaperQuery
-from kg.stores.sqlite import SQLiteStore, closure_pages
-from kg.stores.sqlite.closure_pages import ClosurePages, ClosurePagesCache
-from kg.stores.sqlite.heavy_ties import HeavyTies, HeavyTiesCache
+from kg.stores.sqlite import SQLiteStore
 from kg.stores.warm import WarmSlot
 
 
@@ -36,6 +37,43 @@ def test_a_second_thread_is_answered_while_the_build_runs() -> None:
     release.set()
     builder.join(10)
     assert got == ["held"] and slot.get(7, build) == "held" and len(builds) == 1
+
+
+def test_a_background_build_answers_the_warming_ask_at_once() -> None:
+    """With ``background`` the ask that warms the version is not the one that waits: it gets
+    ``None`` (its statements) and the build runs on a thread of its own; a failed build is
+    retried by the next ask."""
+    slot: WarmSlot[str] = WarmSlot(warm_asks=2, background=True)
+    started, release, done = threading.Event(), threading.Event(), threading.Event()
+    builders: list[str] = []
+
+    def build() -> str:
+        builders.append(threading.current_thread().name)
+        started.set()
+        assert release.wait(10)
+        done.set()
+        return "held"
+
+    def fails() -> str:
+        raise RuntimeError("the store went away")
+
+    assert slot.get(7, fails) is None and slot.get(7, fails) is None  # the warming ask: started
+    for _ in range(100):  # the failed build is not kept
+        if 7 not in slot._building:
+            break
+        threading.Event().wait(0.01)
+    assert slot.held(7) is None
+    assert slot.get(7, build) is None  # the next ask builds again, on its own thread
+    assert started.wait(10)
+    assert slot.get(7, build) is None  # still building: nothing waits
+    release.set()
+    assert done.wait(10)
+    for _ in range(100):
+        if slot.held(7) is not None:
+            break
+        threading.Event().wait(0.01)
+    assert slot.get(7, build) == "held" and len(builders) == 1
+    assert builders[0] != threading.current_thread().name
 
 
 def test_asks_of_a_newer_version_during_a_build_count_and_build_after_it() -> None:

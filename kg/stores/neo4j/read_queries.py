@@ -419,7 +419,7 @@ def _ranked_by_concepts(query: PaperQuery, params: dict[str, Any], where: str) -
         f"WHERE true{_concept_cond('r', query.about_only, 'cid')} "
         "WITH p, type(r) = 'INTRODUCES' AS intro, r.about AS about, r.salience AS salience, "
         "coalesce(r.score, 0.0) AS score "
-        f"WITH p, max({_PROJECTED_RELEVANCE}) AS rank WHERE p:Paper WITH p, rank {where}"
+        f"WITH p, max({PROJECTED_RELEVANCE}) AS rank WHERE p:Paper WITH p, rank {where}"
         "WITH p, rank ORDER BY rank DESC WITH collect([rank, p]) AS ranked "
         "WITH ranked, ranked[CASE WHEN $end < 1 THEN 0 ELSE $end - 1 END] AS last "
         "WITH size(ranked) AS total, "
@@ -432,7 +432,7 @@ def _ranked_by_concepts(query: PaperQuery, params: dict[str, Any], where: str) -
 
 # _RELEVANCE over a link's properties read once each (``intro``, ``about``, ``salience`` and
 # ``score`` coalesced to 0.0): the server re-read ``score`` for each of its three uses.
-_PROJECTED_RELEVANCE = (
+PROJECTED_RELEVANCE = (
     "CASE WHEN intro THEN 3.0 "
     "ELSE 2.0 * CASE WHEN about = false THEN 0 ELSE 1 END + coalesce(salience, 0.0) END "
     "+ $w * CASE WHEN score < 0.0 THEN 0.0 WHEN score > 99.0 THEN 99.0 ELSE score END"

@@ -4,7 +4,9 @@
 store's read plumbing (``_read``: one managed read transaction, driver errors translated) and
 the internal keys :mod:`kg.stores.neo4j.read_index` keeps in every write transaction. The
 Cypher is in :mod:`kg.stores.neo4j.read_queries`; this module only shapes parameters and puts
-results back in key order. Nothing here holds graph state between calls.
+results back in key order. The only graph state held between calls is a warm version's
+structures (:mod:`kg.stores.neo4j.held`): the ties of the concept graph and the co-author reads,
+the concept pages' lists; until a version is warm the statements answer, alike.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import neo4j
@@ -23,6 +26,7 @@ from kg.core.provisional import row_concept
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
+from kg.stores.neo4j.held import Neo4jHeld
 from kg.stores.protocol import (
     AnalysisRow,
     KeyphraseRow,
@@ -87,14 +91,17 @@ def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str
     return min(present, key=lambda c: (found.get(c, 0), present.index(c)))
 
 
-class Neo4jReads:
+_NO_CONDITIONS = PaperQuery()
+
+
+class Neo4jReads(Neo4jHeld):
     """The ``ReadStore`` methods on Neo4j (mixin; see the module docstring)."""
 
     if TYPE_CHECKING:  # provided by Neo4jStore
 
         def _errors(self) -> AbstractContextManager[None]: ...
 
-        def _session(self) -> neo4j.Session: ...
+        def _session(self, fetch_size: int = -1) -> neo4j.Session: ...
 
         def _read(self, stmt: q.Statement) -> list[neo4j.Record]: ...
 
@@ -141,6 +148,9 @@ class Neo4jReads:
     def narrower_closure(self, concept_id: str, limit: int) -> list[str]:
         if limit < 1:
             return []
+        held = self._held_pages()
+        if held is not None and concept_id in held.broad_concepts:  # a concept with narrower ones
+            return [concept_id, *held.hierarchy.closure(concept_id, limit - 1)]
         record = self._read_one(rq.narrower_closure(concept_id, limit - 1))
         if not record["found"]:
             return []
@@ -191,6 +201,9 @@ class Neo4jReads:
 
     def papers(self, query: PaperQuery, offset: int, limit: int) -> Page:
         _check_window(offset, limit)
+        page = self._held_page(query, offset, limit)
+        if page is not None:
+            return page
         effective = self._text(query)
         if effective is None:
             return Page(ids=[], total=0)
@@ -206,6 +219,22 @@ class Neo4jReads:
         else:
             record = self._read_one(rq.papers_page(effective, self._drive_by(effective), offset, limit))
         return Page(ids=list(record["ids"]), total=int(record["total"]))
+
+    def _held_page(self, query: PaperQuery, offset: int, limit: int) -> Page | None:
+        """The page from the version's concept lists (:mod:`kg.stores.held.closure_pages`)
+        when ``query`` is a concept's papers with nothing else asked, by relevance or newest
+        first, and the version is warm; else ``None`` (the statements answer)."""
+        if (
+            query.concepts is None
+            or not query.about_only
+            or query.sort not in ("RELEVANCE", "NEWEST")
+            or replace(query, concepts=None, narrower=(), order=None, about_only=False) != _NO_CONDITIONS
+        ):
+            return None
+        held = self._held_pages()
+        if held is None:
+            return None
+        return held.pages.page(query.concepts, query.narrower, query.sort, offset, limit)
 
     def paper_count(self, query: PaperQuery) -> int:
         effective = self._text(query)
@@ -258,6 +287,9 @@ class Neo4jReads:
         self, ids: Sequence[str], pair: PairType, min_weight: int, limit: int
     ) -> list[list[Weighted]]:
         rq.pair_type(pair)
+        held = self._held_ties(pair, min_weight) if ids and limit >= 1 else None
+        if held is not None:
+            return held.neighbours(ids, min_weight, limit)
         return self._neighbour_lists(
             ids, limit, lambda unique: rq.weighted_neighbors(unique, pair, min_weight, limit)
         )
@@ -267,6 +299,9 @@ class Neo4jReads:
         unique = list(dict.fromkeys(ids))
         if len(unique) < 2:
             return []
+        held = self._held_ties(pair, min_weight)
+        if held is not None:
+            return held.among(unique, min_weight)
 
         def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
             found = rq.pair_ends(unique, pair)  # element ids are only valid in one transaction

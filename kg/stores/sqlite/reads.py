@@ -38,6 +38,7 @@ from kg.core.models import (
 from kg.core.names import query_loose_key
 from kg.core.provisional import row_concept
 from kg.core.text_index import FIELD_BOOST, rarer_first, search_terms
+from kg.stores.held import closure_pages, coauthor_ties, heavy_ties, hierarchy
 from kg.stores.nearest import Matrix
 from kg.stores.protocol import (
     Direction,
@@ -56,10 +57,7 @@ from kg.stores.protocol import (
     YearCount,
 )
 from kg.stores.sqlite import (
-    closure_pages,
-    coauthor_ties,
-    heavy_ties,
-    hierarchy,
+    held_rows,
     paths,
     schema,
     totals,
@@ -602,7 +600,7 @@ class SQLiteReads:
         return head + [r[0] for r in rows]
 
     def _hierarchy(self) -> hierarchy.Hierarchy | None:
-        """The version's concept hierarchy (:mod:`kg.stores.sqlite.hierarchy`), ``None`` for a
+        """The version's concept hierarchy (:mod:`kg.stores.held.hierarchy`), ``None`` for a
         store without its index (the recursive statement answers then)."""
         cache: hierarchy.HierarchyCache | None = getattr(self, "_hierarchy_cache", None)
         if cache is None:
@@ -611,7 +609,7 @@ class SQLiteReads:
 
         def read() -> hierarchy.Hierarchy | None:
             with self._errors():
-                return hierarchy.Hierarchy.read(self._reader())
+                return held_rows.hierarchy(self._reader())
 
         return cache.get(version, read)
 
@@ -779,7 +777,7 @@ class SQLiteReads:
         return Page(ids=[r[0] for r in rows], total=total)
 
     def _held_page(self, query: PaperQuery, offset: int, limit: int) -> Page | None:
-        """The page from the version's concept lists (:mod:`kg.stores.sqlite.closure_pages`)
+        """The page from the version's concept lists (:mod:`kg.stores.held.closure_pages`)
         when ``query`` is a concept's papers with nothing else asked, by relevance or newest
         first, and the version is warm; else ``None`` (the statements answer)."""
         if (
@@ -801,7 +799,7 @@ class SQLiteReads:
                 return None
             closures = held.closures(closure_pages.HELD_CLOSURE - 1)
             with self._errors():
-                pages = closure_pages.ClosurePages.read(self._reader(), closures)
+                pages = held_rows.closure_pages(self._reader(), closures)
             return pages if self.version() == version else None  # a write came in meanwhile
 
         pages = cache.get(version, build)
@@ -974,10 +972,10 @@ class SQLiteReads:
         # up each chosen pair instead, and only the n(n-1)/2 that can exist (stored start <
         # end), the pairs made by one statement from the ids as a JSON array. Above weight 1
         # the pairs are looked up in the version's heavy ties held in memory
-        # (:mod:`kg.stores.sqlite.heavy_ties`: 100 concepts at 100k papers, 6.5 -> 1.7 ms; they
+        # (:mod:`kg.stores.held.heavy_ties`: 100 concepts at 100k papers, 6.5 -> 1.7 ms; they
         # searched the heavy ties' own key index before, one search a pair). The hints fix the
         # plan (the planner has no statistics).
-        # Co-authors at a warm version: every tie held (:mod:`kg.stores.sqlite.coauthor_ties`:
+        # Co-authors at a warm version: every tie held (:mod:`kg.stores.held.coauthor_ties`:
         # a depth-2 network of 200 authors at 100k papers, 3.2-3.4 -> 0.9-1.1 ms).
         unique = sorted(set(ids))
         if len(unique) < 2:
@@ -1006,8 +1004,8 @@ class SQLiteReads:
         return edges
 
     def _heavy_ties(self, pair: PairType) -> heavy_ties.HeavyTies | None:
-        """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.sqlite.heavy_ties`),
-        ``None`` until the version is warm (:class:`~kg.stores.sqlite.heavy_ties.HeavyTiesCache`)."""
+        """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.held.heavy_ties`),
+        ``None`` until the version is warm (:class:`~kg.stores.held.heavy_ties.HeavyTiesCache`)."""
         cache: heavy_ties.HeavyTiesCache | None = getattr(self, "_heavy_ties_cache", None)
         if cache is None:
             cache = self._heavy_ties_cache = heavy_ties.HeavyTiesCache()
@@ -1015,12 +1013,12 @@ class SQLiteReads:
 
         def read() -> heavy_ties.HeavyTies:
             with self._errors():
-                return heavy_ties.HeavyTies.read(self._reader(), pair)
+                return held_rows.heavy_ties(self._reader(), pair)
 
         return cache.get(version, pair, read)
 
     def _coauthor_ties(self) -> coauthor_ties.CoauthorTies | None:
-        """The version's co-author ties, every weight (:mod:`kg.stores.sqlite.coauthor_ties`),
+        """The version's co-author ties, every weight (:mod:`kg.stores.held.coauthor_ties`),
         ``None`` until the version is warm or while they are read (:class:`kg.stores.warm.WarmSlot`)."""
         slot: WarmSlot[coauthor_ties.CoauthorTies] | None = getattr(self, "_coauthor_ties_slot", None)
         if slot is None:
@@ -1031,7 +1029,7 @@ class SQLiteReads:
         def read() -> coauthor_ties.CoauthorTies | None:
             starts = self._pair_starts("COAUTHOR")
             with self._errors():
-                ties = coauthor_ties.CoauthorTies.read(self._reader(), starts)
+                ties = held_rows.coauthor_ties(self._reader(), starts)
             return ties if self.version() == version else None  # a write came in meanwhile
 
         return slot.get(version, read)

@@ -147,7 +147,7 @@ LATER_INDEXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         (),
     ),
     # The concept hierarchy alone (42,982 of 6.8M relationships at 100k papers), read in one
-    # pass per store version for closures (kg.stores.sqlite.hierarchy): found by type, every
+    # pass per store version for closures (kg.stores.held.hierarchy): found by type, every
     # relationship was read (0.9 s). Only BROADER writes touch it.
     (
         "broader_links",

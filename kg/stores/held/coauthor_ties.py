@@ -7,7 +7,7 @@ how many co-authors the chosen ones have. Held here, each tie once at the smalle
 two authors (a CSR layout: ``ends[offsets[r]:offsets[r + 1]]`` are the larger rowids tied to
 ``r``, ``weights`` beside them), a network's ties are one gather of its nodes' lists and one
 binary search of them among the chosen rowids: 1 ms, the rowids' statement included.
-Unlike :mod:`kg.stores.sqlite.heavy_ties` (the heavy ties only, one key per pair) every tie is
+Unlike :mod:`kg.stores.held.heavy_ties` (the heavy ties only, one key per pair) every tie is
 held, weight 1 included: an author has a few dozen ties, where a concept has thousands (the
 concept graph keeps the pair keys). Held: 8 bytes a tie and 4 a node rowid (7 MB at 100k
 papers: 608,749 ties); read in about 1 s of CPU at 100k, once per version once it is warm
@@ -23,22 +23,13 @@ papers: 608,749 ties); read in about 1 s of CPU at 100k, once per version once i
 from __future__ import annotations
 
 import itertools
-import sqlite3
 from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
 
+from kg.stores.held.heavy_ties import pair_edges
 from kg.stores.protocol import PairEdge
-from kg.stores.sqlite.heavy_ties import pair_edges
-
-# Every co-author tie with its two nodes' rowids: the primary key's range of the authors' ids
-# (there is no type-first index of every tie), each end's rowid from the nodes' id index.
-_TIES = (
-    "SELECT a.rowid, b.rowid, r.weight FROM rels r CROSS JOIN nodes a ON a.id = r.start "
-    'CROSS JOIN nodes b ON b.id = r."end" '
-    "WHERE r.start >= ? AND r.start <= ? AND r.type = 'COAUTHOR'"
-)
 
 
 class CoauthorTies:
@@ -67,12 +58,6 @@ class CoauthorTies:
             high[order].astype(np.int32),
             flat[order, 2].astype(np.int32),
         )
-
-    @classmethod
-    def read(cls, c: sqlite3.Connection, starts: tuple[str, str] | None) -> CoauthorTies:
-        """Every co-author tie in the store ``c`` reads; ``starts``: the authors' smallest and
-        largest id (``None``: there are none)."""
-        return cls.from_rows(c.execute(_TIES, starts) if starts is not None else [])
 
     @property
     def nbytes(self) -> int:

@@ -8,13 +8,15 @@ all of them, so both grew with the store: at 100k papers "robotics" is 24,570 pa
 concepts. Per-concept caches do not help a server asked about many concepts. So, once a version
 is warm, every concept's list is built in one pass (numpy arrays of paper codes, a paper's code
 being its place in the newest order) from the links that count (``INTRODUCES``, ``MENTIONS``
-with ``about`` >= 1) and the version's hierarchy (:mod:`kg.stores.sqlite.hierarchy`); a page is
+with ``about`` >= 1) and the version's hierarchy (:mod:`kg.stores.held.hierarchy`, or the
+Neo4j store's ``BROADER`` links, :mod:`kg.stores.neo4j.held`); a page is
 then a slice and the total a length: ``store.papers`` 4.5 -> 0.02 ms in-process at 100k papers.
 Built in 2.3-2.6 s of CPU at 100k papers (0.27 s at 10k), once per version and only once the
 version is warm (:class:`ClosurePagesCache`); held: 13.4 MB (Python's peak while building 102 MB).
 
-Exactly the statements' answers (``SQLiteReads.papers`` / ``_relevant_papers``): the newest
-order is SQLite's own (``nodes_by_order``), relevance is each paper's best ``rank`` over the
+Exactly the statements' answers (``SQLiteReads.papers`` / ``_relevant_papers``; on Neo4j
+``read_queries.papers_page``): the newest order is the store's own (SQLite ``nodes_by_order``,
+Neo4j ``_sortKey``), relevance is each paper's best ``rank`` over the
 links that count (``COALESCE(MAX(rank), 0.0)``) then newest first, and a query is answered
 here only when its concepts are exactly a concept followed by its held closure (or one concept
 alone) with no other condition. A concept any of whose links starts at something other than a
@@ -37,9 +39,8 @@ True
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Mapping
-from itertools import islice, repeat
+from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
@@ -47,23 +48,11 @@ import numpy.typing as npt
 from kg.stores import warm
 from kg.stores.protocol import CLOSURE_LIMIT, Page, PaperOrder
 
-# Every link that counts for a concept's papers with ``about_only`` (kg.stores.sqlite.reads
-# ._about_test), grouped by concept (the index's order: no sort): concept, paper, its kind
-# (:data:`CLIMBS`, :data:`OWN`, :data:`ALONE`), rank. Index only.
-_LINKS = (
-    "SELECT \"end\", start, CASE WHEN type = 'INTRODUCES' OR about = 1 THEN 1 WHEN about = 2 THEN 2 "
-    "ELSE 3 END, rank FROM rels INDEXED BY rels_by_end_about_rank "
-    "WHERE type = 'INTRODUCES' OR (type = 'MENTIONS' AND about >= 1) ORDER BY \"end\""
-)
+# A link's kind: which queries it counts for (each store's row reader gives it).
 CLIMBS = 1  # INTRODUCES, or about = 1: counts for the concept and every concept above it
 OWN = 2  # about = 2 (``climbs: false``): for the concept itself only
 ALONE = 3  # any other about >= 1: only for a concept asked alone (the statement's about >= 1)
-# The papers in the newest order (kg.stores.sqlite.reads.NEWEST_ORDER), from its index.
-_PAPERS = (
-    "SELECT id FROM nodes INDEXED BY nodes_by_order WHERE label = 'Paper' ORDER BY year DESC, sort_key, id"
-)
 _NO_RANK = -np.inf  # a NULL rank: MAX ignores it; a paper with none scores 0.0 (COALESCE)
-_CHUNK = 65_536  # link rows turned into arrays at a time (few Python objects alive at once)
 # Links a concept needs for its own list to be held. Fewer are a short index range the statements
 # read in about 0.1-0.3 ms at 100k papers (40-75 papers: 0.26 ms a page), and holding the ids of
 # the 196,120 concepts with links cost 25 MB more for the 506 of 100 links or more that matter.
@@ -93,14 +82,6 @@ class ClosurePages:
         self.own_relevance = own_relevance
         self.own_newest = own_newest
         self.wide = wide  # concept id -> (its closure below it, relevance codes, newest codes)
-
-    @classmethod
-    def read(cls, c: sqlite3.Connection, closures: Mapping[str, tuple[str, ...]]) -> ClosurePages:
-        """The lists of the store ``c`` reads; ``closures``: the closure below each concept
-        that has narrower ones, as ``narrower_closure`` lists it after the concept."""
-        ids = [r[0] for r in c.execute(_PAPERS)]
-        rows = iter(c.execute(_LINKS))
-        return cls.from_rows(ids, iter(lambda: list(islice(rows, _CHUNK)), []), closures, OWN_MIN)
 
     @classmethod
     def from_rows(

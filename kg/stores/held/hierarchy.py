@@ -5,22 +5,15 @@ concept's narrower closure. A recursive statement walked it one index search per
 sorted it and joined it with ``nodes``: at 100k papers 45 ms for "robotics" (a 5,000-concept
 closure) and 1.5 ms for the median of the 150 broadest concepts, on every first request of a
 concept. The whole hierarchy is small (42,982 ``BROADER`` links at 100k papers) and is read in
-one pass of its own partial index (:data:`kg.stores.sqlite.schema.LATER_INDEXES`,
-``broader_links``), once per store version and process; a closure is then a walk of a dict.
+one pass (SQLite: of its own partial index, :data:`kg.stores.sqlite.schema.LATER_INDEXES`,
+``broader_links``, :mod:`kg.stores.sqlite.held_rows`; Neo4j: :mod:`kg.stores.neo4j.held`), once
+per store version and process; a closure is then a walk of a dict.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Callable
-
-# Every BROADER link, narrower end first, with whether its narrower end is a node (a closure
-# lists only nodes, as the recursive statement did by joining ``nodes``).
-_LINKS = (
-    'SELECT r."end", r.start, n.id IS NOT NULL FROM rels r INDEXED BY broader_links '
-    "LEFT JOIN nodes n ON n.id = r.start WHERE r.type = 'BROADER'"
-)
 
 
 class Hierarchy:
@@ -30,26 +23,12 @@ class Hierarchy:
         self.below: dict[str, list[str]] = {}
         self.absent: set[str] = set()
         # every closure at one limit, once :meth:`closures` has walked them (the concept pages'
-        # lists need them all: kg.stores.sqlite.closure_pages), so a page's closure is a look-up
+        # lists need them all: kg.stores.held.closure_pages), so a page's closure is a look-up
         self._walked: tuple[int, dict[str, tuple[str, ...]]] | None = None
         for broad, narrow, exists in links:
             self.below.setdefault(broad, []).append(narrow)
             if not exists:
                 self.absent.add(narrow)
-
-    @classmethod
-    def read(cls, c: sqlite3.Connection) -> Hierarchy | None:
-        """The hierarchy of the store ``c`` reads, or ``None`` when the store has no
-        ``broader_links`` index (a read-only store written before it: without the index the
-        pass would read every relationship)."""
-        if (
-            c.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'broader_links'"
-            ).fetchone()
-            is None
-        ):
-            return None
-        return cls([(str(b), str(n), int(e)) for b, n, e in c.execute(_LINKS)])
 
     def closure(self, concept_id: str, limit: int) -> list[str]:
         """Every concept below ``concept_id`` (not itself), at any depth, that is a node, by id,

@@ -1,14 +1,16 @@
 """The heavy ties of one pair type (``COAUTHOR`` or ``CO_OCCURS`` heavier than
-:data:`~kg.stores.sqlite.schema.HEAVY_TIE`) of one store version, held as sorted integer keys.
+:data:`HEAVY_TIE`) of one store version, held as sorted integer keys (both stores: each reads
+its own rows, :mod:`kg.stores.sqlite.held_rows`, :mod:`kg.stores.neo4j.held`).
 
 Why: the ties among a network's nodes at a minimum weight above 1 (``conceptGraph``'s default
 view asks ``minWeight: 2`` of 100 concepts) were one index search per candidate pair, 4,950 for
 100 nodes: 6.5 ms of ``pair_edges_among`` at 100k papers (1.7 ms now), growing with the
 index's depth. The heavy ties are few (195,043 ``CO_OCCURS`` of 1.9M at 100k papers), so
-they are read once per store version, each as ``min(rowid) << 32 | max(rowid)`` of its two
-nodes, sorted; a network's pairs are then one vectorised binary search. Held: 12 bytes a tie
-(2.3 MB at 100k); read in 0.33-0.36 s of CPU at 100k papers (load ~2), once per version and
-pair type, and only once a version is warm (:class:`HeavyTiesCache`).
+they are read once per store version, each as ``min(code) << 32 | max(code)`` of its two
+nodes (SQLite: their rowids; Neo4j: dense codes given in the read), sorted; a network's pairs
+are then one vectorised binary search. Held: 12 bytes a tie (2.3 MB at 100k); read on SQLite
+in 0.33-0.36 s of CPU at 100k papers (load ~2), once per version and pair
+type, and only once a version is warm (:class:`HeavyTiesCache`).
 
 >>> ties = HeavyTies.from_rows([(1, 5, 3), (5, 2, 2), (2, 1, 7)])
 >>> ties.among(["a", "b", "e", "x"], {"a": 1, "b": 2, "e": 5}, 3)
@@ -18,7 +20,6 @@ pair type, and only once a version is warm (:class:`HeavyTiesCache`).
 from __future__ import annotations
 
 import itertools
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -26,15 +27,10 @@ import numpy.typing as npt
 
 from kg.stores import warm
 from kg.stores.protocol import PairEdge, PairType
-from kg.stores.sqlite.schema import HEAVY_TIE
 
-# Every heavy tie of a type with its two nodes' rowids (index only: heavy_pairs_by_weight, and
-# the nodes' id index, which holds the rowid).
-_TIES = (
-    "SELECT a.rowid, b.rowid, r.weight FROM rels r INDEXED BY heavy_pairs_by_weight "
-    'CROSS JOIN nodes a ON a.id = r.start CROSS JOIN nodes b ON b.id = r."end" '
-    f"WHERE r.type = ? AND r.weight > {HEAVY_TIE}"
-)
+# The heaviest weight a tie can have without being held: ties of one paper are most ties (87% at
+# 100k papers) and a network at its default minimum weight of 1 reads them by statement.
+HEAVY_TIE = 1
 _SHIFT = 32  # rowids below 2**32 (a store of four billion nodes would need wider keys)
 
 
@@ -49,14 +45,16 @@ class HeavyTies:
     def from_rows(cls, rows: Iterable[tuple[int, int, int]]) -> HeavyTies:
         """From ``(rowid, rowid, weight)`` rows, either end first."""
         flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64).reshape(-1, 3)
-        keys = _keys(flat[:, 0], flat[:, 1])
-        order = np.argsort(keys, kind="stable")
-        return cls(keys[order], flat[order, 2].astype(np.int32))
+        return cls.from_codes(flat[:, 0], flat[:, 1], flat[:, 2])
 
     @classmethod
-    def read(cls, c: sqlite3.Connection, pair: PairType) -> HeavyTies:
-        """Every tie of ``pair`` heavier than 1 in the store ``c`` reads."""
-        return cls.from_rows(c.execute(_TIES, (pair,)))
+    def from_codes(
+        cls, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64], weights: npt.NDArray[np.int64]
+    ) -> HeavyTies:
+        """From the ties' ends' codes (either end first) and their weights, one array each."""
+        keys = _keys(a, b)
+        order = np.argsort(keys, kind="stable")
+        return cls(keys[order], weights[order].astype(np.int32))
 
     @property
     def nbytes(self) -> int:
@@ -119,7 +117,7 @@ def pair_edges(
 ) -> list[PairEdge]:
     """``PairEdge`` rows from positions in ``known`` (one array per end) and their weights, in
     the arrays' order: what both held tie structures (this module's and
-    :mod:`kg.stores.sqlite.coauthor_ties`) give back."""
+    :mod:`kg.stores.held.coauthor_ties`) give back."""
     names = np.array(known, dtype=object)
     return list(
         map(
