@@ -1,0 +1,308 @@
+"""Train the learned ``about`` decision (``extractors/data/about_model.json``) on author keywords.
+
+Training table: every (paper, concept) ``MENTIONS`` link the extractor writes for the dev sets
+(:data:`kg.eval.dev_sets.DEV_SETS`: ICLR 2018, COLM 2024, CoRL 2021-2025, 3DV 2025; the papers
+with an abstract and author keywords), with the features of
+:func:`extractors.concepts.about_model.about_features` recorded at the moment the extractor
+decides (the hand-set rule's decision is one of them). Label: 1 when the link's concept is what
+one of the paper's author keywords resolves to through the API (``concept(name: K)`` on a SQLite
+store of all four sets, the GraphQL schema in-process) or a concept below it (the records'
+``BROADER`` closure, as ``concept(K).papers`` climbs). PREDICTED links are not decided here.
+
+A logistic regression (L2, Newton steps, numpy; deterministic, no random draw) is fitted
+**leave-one-venue-out**: for each venue, a model on the other three, its threshold chosen on those
+three only (the probability that maximises the F1 of the positive links there). ``--held-out-dir``
+writes those four models (``<venue slug>.json``) for the benchmarks that plug them in; the shipped
+model is fitted on all four venues, its threshold chosen the same way.
+
+Usage::
+
+    python scripts/train_about_model.py [--data-dir ../shared/data] [--out extractors/data/about_model.json]
+                                        [--held-out-dir DIR] [--table FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from api.concept_eval import SchemaReader  # noqa: E402
+from extractors.concepts.about_model import ABOUT_FEATURES, DEFAULT_ABOUT_MODEL, AboutModel  # noqa: E402
+from kg.core.config import Settings  # noqa: E402
+from kg.core.ids import paper_id  # noqa: E402
+from kg.core.models import PaperRecord, RawPaper  # noqa: E402
+from kg.eval.concept_quality import narrower_closure  # noqa: E402
+from kg.eval.dev_sets import DEV_SETS, SHARED_DATA  # noqa: E402
+from kg.eval.evaluation import EvalPaper, load_eval_papers  # noqa: E402
+from kg.ingest.nlp import load_nlp  # noqa: E402
+from kg.ingest.pipeline import Pipeline  # noqa: E402
+from kg.readers import read_file  # noqa: E402
+from kg.stores.sqlite import SQLiteStore  # noqa: E402
+
+L2 = 1.0
+THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))
+RESOLVE = "query($name: String!) { concept(name: $name) { id } }"
+
+
+def slug(venue: str) -> str:
+    """A file name for a venue ("CoRL 2021-2025" -> "corl-2021-2025")."""
+    return re.sub(r"[^a-z0-9]+", "-", venue.lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class Recorder(AboutModel):
+    """An about "model" that keeps every feature vector it is asked about and answers with the
+    hand-set decision (the first feature), so the records are today's."""
+
+    rows: list[list[float]] = field(default_factory=list)
+
+    def decide(self, x: Sequence[float]) -> bool:
+        self.rows.append(list(x))
+        return bool(x[0])
+
+
+def recorder() -> Recorder:
+    return Recorder(mean=(), scale=(), weights=(), bias=0.0, threshold=0.5)
+
+
+@dataclass
+class Venue:
+    """One dev set: its files' papers (as ``kg ingest`` reads them), the ones with keywords, and
+    the records of the last extraction."""
+
+    label: str
+    raws: list[tuple[str, RawPaper]]  # (file as the labels name it, paper)
+    papers: list[EvalPaper]  # with abstract and author keywords, by id (``load_eval_papers``)
+    keywords: dict[str, list[str]]  # paper id (the record's) -> author keywords
+    records: list[PaperRecord] = field(default_factory=list)
+
+    def dev_records(self) -> list[PaperRecord]:
+        """The records of the papers with keywords (the dev set)."""
+        return [r for r in self.records if r.paper.id in self.keywords]
+
+
+def load_venues(data_dir: Path) -> list[Venue]:
+    out = []
+    for label, files in DEV_SETS.items():
+        raws = [(name, raw) for name in files for raw in read_file(data_dir / name).papers]
+        papers = [p for name in files for p in load_eval_papers(data_dir / name)]
+        by_external = {p.id: list(p.keywords) for p in papers}
+        keywords = {
+            paper_id(raw.abstract, raw.title): by_external[raw.external_id]
+            for _, raw in raws
+            if raw.external_id in by_external and (raw.abstract or raw.title)
+        }
+        out.append(Venue(label, raws, papers, keywords))
+    return out
+
+
+def extract(venue: Venue, model: AboutModel | None) -> list[PaperRecord]:
+    """The venue's records with ``model`` deciding about (``None``: the hand-set rule)."""
+    pipeline = Pipeline(nlp=load_nlp(mode="fast"), mode="fast", context={"about_model": model})
+    records, problems = pipeline.build([raw for _, raw in venue.raws])
+    if problems:
+        raise RuntimeError(f"{venue.label}: {len(problems)} papers not extracted: {problems[:1]}")
+    venue.records = records
+    return records
+
+
+def decided_links(record: PaperRecord) -> list[tuple[int, str]]:
+    """(index, concept id) of the record's MENTIONS the about decision made, in order."""
+    return [
+        (i, rel.end)
+        for i, rel in enumerate(record.relationships)
+        if rel.type == "MENTIONS" and not rel.properties.get("predicted")
+    ]
+
+
+@dataclass
+class Table:
+    """The training table of one venue: features, labels, and the paper of each row."""
+
+    x: np.ndarray
+    y: np.ndarray
+    paper: list[str]
+
+
+def resolve_keywords(venues: Sequence[Venue]) -> dict[str, str | None]:
+    """Every author keyword's concept id as ``concept(name: K)`` answers on one store of all venues."""
+    names = sorted({k for v in venues for ks in v.keywords.values() for k in ks})
+    with tempfile.TemporaryDirectory(prefix="about-train-") as tmp:
+        store = SQLiteStore(Path(tmp))
+        try:
+            for v in venues:
+                recs = v.dev_records()
+                for i in range(0, len(recs), 500):
+                    store.upsert(recs[i : i + 500])
+            reader = SchemaReader(store, Settings(backend="sqlite"))
+            out: dict[str, str | None] = {}
+            for name in names:
+                hit = reader.run(RESOLVE, {"name": name})["concept"]
+                out[name] = hit["id"] if hit else None
+            return out
+        finally:
+            store.close()
+
+
+def tables(venues: Sequence[Venue], rows: Mapping[str, list[list[float]]], resolved: Mapping[str, str | None]) -> dict[str, Table]:
+    """Each venue's labelled rows (features recorded during :func:`extract`, in link order)."""
+    closure = narrower_closure(r for v in venues for r in v.records)
+    out: dict[str, Table] = {}
+    for v in venues:
+        feats = iter(rows[v.label])
+        xs: list[list[float]] = []
+        ys: list[int] = []
+        papers: list[str] = []
+        for record in v.records:
+            links = decided_links(record)
+            vectors = [next(feats) for _ in links]
+            kws = v.keywords.get(record.paper.id)
+            if not kws:
+                continue  # no author keywords: no label
+            targets: set[str] = set()
+            for k in kws:
+                cid = resolved.get(k)
+                if cid:
+                    targets |= closure.get(cid, {cid})
+            for (i, cid), vec in zip(links, vectors, strict=True):
+                if bool(vec[0]) != bool(record.relationships[i].properties.get("about")):
+                    raise RuntimeError("features out of step with the records")
+                xs.append(vec)
+                ys.append(int(cid in targets))
+                papers.append(record.paper.id)
+        if next(feats, None) is not None:
+            raise RuntimeError(f"{v.label}: more feature rows than links")
+        out[v.label] = Table(np.array(xs, dtype=float), np.array(ys, dtype=float), papers)
+    return out
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Standardised L2 logistic regression by Newton's method: (mean, scale, weights, bias)."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    w = np.zeros(z.shape[1])
+    reg = np.full(z.shape[1], L2)
+    reg[-1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
+        grad = z.T @ (p - y) + reg * w
+        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(reg)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return mean, scale, w[:-1], float(w[-1])
+
+
+def probabilities(model: tuple[np.ndarray, np.ndarray, np.ndarray, float], x: np.ndarray) -> np.ndarray:
+    mean, scale, w, b = model
+    return 1.0 / (1.0 + np.exp(-np.clip(((x - mean) / scale) @ w + b, -30, 30)))
+
+
+def link_f1(y: np.ndarray, decided: np.ndarray) -> tuple[float, float, float]:
+    """(precision, recall, F1) of the about decision against the keyword labels, in %."""
+    tp = float((y * decided).sum())
+    p = tp / max(float(decided.sum()), 1.0)
+    r = tp / max(float(y.sum()), 1.0)
+    return 100 * p, 100 * r, 100 * (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def choose_threshold(y: np.ndarray, prob: np.ndarray) -> float:
+    """The grid threshold with the best F1 of positive links (ties: the higher threshold)."""
+    best = max(THRESHOLDS, key=lambda t: (round(link_f1(y, prob >= t)[2], 6), t))
+    return float(best)
+
+
+def model_json(model: tuple[np.ndarray, np.ndarray, np.ndarray, float], threshold: float, provenance: dict[str, object]) -> dict[str, object]:
+    mean, scale, w, b = model
+    return {
+        "features": list(ABOUT_FEATURES),
+        "mean": [round(float(v), 6) for v in mean],
+        "scale": [round(float(v), 6) for v in scale],
+        "weights": [round(float(v), 6) for v in w],
+        "bias": round(b, 6),
+        "threshold": threshold,
+        "provenance": provenance,
+    }
+
+
+def build_tables(data_dir: Path) -> tuple[list[Venue], dict[str, Table]]:
+    """Extract every venue with the hand-set rule, recording features, and label the links."""
+    venues = load_venues(data_dir)
+    rows: dict[str, list[list[float]]] = {}
+    for v in venues:
+        rec = recorder()
+        extract(v, rec)
+        rows[v.label] = rec.rows
+    resolved = resolve_keywords(venues)
+    return venues, tables(venues, rows, resolved)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
+    parser.add_argument("--out", type=Path, default=DEFAULT_ABOUT_MODEL)
+    parser.add_argument("--held-out-dir", type=Path, help="also write each venue's held-out model here")
+    args = parser.parse_args(argv)
+    venues, tabs = build_tables(args.data_dir)
+    cv: dict[str, dict[str, float]] = {}
+    for v in venues:
+        t = tabs[v.label]
+        rule = link_f1(t.y, t.x[:, 0] > 0)
+        print(
+            f"{v.label}: {len(t.y)} links of {len(set(t.paper))} papers, {int(t.y.sum())} positive "
+            f"({100 * t.y.mean():.1f}%); hand-set rule: {int(t.x[:, 0].sum())} about, "
+            f"precision {rule[0]:.1f} recall {rule[1]:.1f} F1 {rule[2]:.1f}"
+        )
+    for v in venues:
+        train = [tabs[o.label] for o in venues if o.label != v.label]
+        x = np.vstack([t.x for t in train])
+        y = np.concatenate([t.y for t in train])
+        model = fit(x, y)
+        threshold = choose_threshold(y, probabilities(model, x))
+        test = tabs[v.label]
+        p, r, f = link_f1(test.y, probabilities(model, test.x) >= threshold)
+        rp, rr, rf = link_f1(test.y, test.x[:, 0] > 0)
+        cv[v.label] = {"threshold": threshold, "precision": round(p, 2), "recall": round(r, 2), "f1": round(f, 2), "rule_f1": round(rf, 2)}
+        print(
+            f"held out {v.label}: threshold {threshold:.2f} (chosen on the other three); links "
+            f"precision {p:.1f} recall {r:.1f} F1 {f:.1f} (rule {rp:.1f} / {rr:.1f} / {rf:.1f})"
+        )
+        if args.held_out_dir:
+            args.held_out_dir.mkdir(parents=True, exist_ok=True)
+            prov = {"trainer": "scripts/train_about_model.py", "held_out": v.label, "venues": [o.label for o in venues if o.label != v.label]}
+            (args.held_out_dir / f"{slug(v.label)}.json").write_text(json.dumps(model_json(model, threshold, prov), indent=1) + "\n")
+    x = np.vstack([tabs[v.label].x for v in venues])
+    y = np.concatenate([tabs[v.label].y for v in venues])
+    model = fit(x, y)
+    threshold = choose_threshold(y, probabilities(model, x))
+    provenance: dict[str, object] = {
+        "trainer": "scripts/train_about_model.py",
+        "venues": {v: list(f) for v, f in DEV_SETS.items()},
+        "labels": "author keywords resolved by concept(name: K) on a SQLite store of the four sets, with their narrower closure",
+        "links": len(y),
+        "positives": int(y.sum()),
+        "l2": L2,
+        "threshold_rule": "best F1 of positive links on the training links, grid of 0.05",
+        "leave_one_venue_out": cv,
+    }
+    args.out.write_text(json.dumps(model_json(model, threshold, provenance), indent=1) + "\n", encoding="utf-8")
+    print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(ABOUT_FEATURES, model[2], strict=True)))
+    print(f"threshold {threshold:.2f}; wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
