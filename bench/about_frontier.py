@@ -147,7 +147,12 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     p.add_argument("--models", type=Path, required=True)
-    p.add_argument("--thresholds", type=float, nargs="*", default=[0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6])
+    p.add_argument(
+        "--thresholds",
+        nargs="*",
+        default=["0.2", "0.25", "0.3", "0.35", "0.4", "0.45", "0.5", "0.6"],
+        help="T (one threshold for every link) or T:K (T for a link the rule calls passing, K for one it calls about)",
+    )
     args = p.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}")
     venues = load_venues(args.data_dir)
@@ -160,12 +165,18 @@ def main() -> None:
         resolved[v.label] = resolve_alone(v, [k for k, _ in keywords[v.label]])
         rows["rule"].append(cells(v, keywords[v.label], resolved[v.label]))
     models = {v.label: json.loads((args.models / f"{slug(v.label)}.json").read_text()) for v in venues}
-    chosen = {v.label: float(models[v.label]["threshold"]) for v in venues}
-    for t in [None, *args.thresholds]:
-        name = "chosen threshold " + ", ".join(f"{c:.2f}" for c in chosen.values()) if t is None else f"p >= {t:.2f}"
+    chosen = {v.label: (models[v.label]["threshold"], models[v.label].get("keep_threshold", 0.0)) for v in venues}
+    for given in [None, *args.thresholds]:
+        t = k = None
+        if given is None:
+            name = "chosen: " + ", ".join(f"{a:.2f}:{b:.2f}" for a, b in chosen.values())
+        else:
+            t, _, rest = given.partition(":")
+            t, k = float(t), float(rest or t)
+            name = f"p >= {t:.2f} (rule-about: {k:.2f})"
         rows[name] = []
         for v in venues:
-            model = model_from_json(models[v.label], threshold=t)
+            model = model_from_json(models[v.label], threshold=t, keep_threshold=k)
             extract(v, model)
             rows[name].append(cells(v, keywords[v.label], resolved[v.label]))
         print(f"| {name} | " + " | ".join(rows[name]) + " |", flush=True)

@@ -134,7 +134,9 @@ class AboutModel:
     scale: tuple[float, ...]
     weights: tuple[float, ...]
     bias: float
-    threshold: float
+    threshold: float  # a link the hand-set rule calls passing becomes about from this probability
+    keep_threshold: float = 0.0  # a link the rule calls about stays about from this one (0: always)
+    promote_floor: float = 0.0  # a passing link needs at least this salience to become about
 
     def probability(self, x: Sequence[float]) -> float:
         """P(the link's concept is one the authors listed, or below one)."""
@@ -146,12 +148,20 @@ class AboutModel:
         return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
     def decide(self, x: Sequence[float]) -> bool:
-        """Whether the paper is about the concept: the probability at or above the threshold."""
-        return self.probability(x) >= self.threshold
+        """Whether the paper is about the concept: the probability at or above the threshold of
+        the hand-set rule's answer (the first feature): :attr:`keep_threshold` for a link the rule
+        calls about, :attr:`threshold` for one it calls passing with a salience (the second feature)
+        of at least :attr:`promote_floor`."""
+        if not x[0] and x[1] < self.promote_floor:
+            return False  # no positional evidence at all: a passing mention stays one
+        return self.probability(x) >= (self.keep_threshold if x[0] else self.threshold)
 
 
-def model_from_json(data: Mapping[str, object], threshold: float | None = None) -> AboutModel | None:
-    """The model a JSON object describes, or ``None`` when its features are not these."""
+def model_from_json(
+    data: Mapping[str, object], threshold: float | None = None, keep_threshold: float | None = None
+) -> AboutModel | None:
+    """The model a JSON object describes (thresholds replaced when given), or ``None`` when its
+    features are not these."""
     names = data.get("features")
     if not isinstance(names, list) or tuple(str(n) for n in names) != ABOUT_FEATURES:
         return None
@@ -161,14 +171,17 @@ def model_from_json(data: Mapping[str, object], threshold: float | None = None) 
         assert isinstance(values, list)
         return tuple(float(v) for v in values)
 
-    bias, given = data["bias"], data["threshold"]
-    assert isinstance(bias, int | float) and isinstance(given, int | float)
+    bias, given, keep, floor = data["bias"], data["threshold"], data.get("keep_threshold", 0.0), data.get("promote_floor", 0.0)
+    for value in (bias, given, keep, floor):
+        assert isinstance(value, int | float)
     return AboutModel(
         mean=floats("mean"),
         scale=tuple(v or 1.0 for v in floats("scale")),
         weights=floats("weights"),
         bias=float(bias),
         threshold=float(given if threshold is None else threshold),
+        keep_threshold=float(keep if keep_threshold is None else keep_threshold),
+        promote_floor=float(floor),
     )
 
 
