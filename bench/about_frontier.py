@@ -32,7 +32,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
 from api.concept_eval import TOP_KEYWORDS, SchemaReader  # noqa: E402
 from extractors.concepts.about_model import model_from_json  # noqa: E402
@@ -42,9 +41,12 @@ from kg.core.models import PaperRecord  # noqa: E402
 from kg.eval.concept_quality import climbs, narrower_closure  # noqa: E402
 from kg.eval.dev_sets import SHARED_DATA  # noqa: E402
 from kg.stores.sqlite import SQLiteStore  # noqa: E402
-from train_about_model import RESOLVE, Venue, extract, load_venues, slug  # noqa: E402
+from scripts.train_about_model import RESOLVE, Venue, extract, load_venues, slug  # noqa: E402
 
-LABELS = {"COLM 2024": ROOT / "bench/labels/colm_links.jsonl", "CoRL 2021-2025": ROOT / "bench/labels/corl_links.jsonl"}
+LABELS = {
+    "COLM 2024": ROOT / "bench/labels/colm_links.jsonl",
+    "CoRL 2021-2025": ROOT / "bench/labels/corl_links.jsonl",
+}
 
 
 def frequent(v: Venue) -> list[tuple[str, set[str]]]:
@@ -130,7 +132,10 @@ def labels(v: Venue, path: Path) -> tuple[float, float, int]:
 
 def about_share(v: Venue) -> float:
     links = [
-        r for rec in v.dev_records() for r in rec.relationships if r.type == "MENTIONS" and not r.properties.get("predicted")
+        r
+        for rec in v.dev_records()
+        for r in rec.relationships
+        if r.type == "MENTIONS" and not r.properties.get("predicted")
     ]
     return 100.0 * sum(bool(r.properties.get("about")) for r in links) / max(len(links), 1)
 
@@ -143,17 +148,74 @@ def cells(v: Venue, keywords: list[tuple[str, set[str]]], resolved: dict[str, st
     return out
 
 
+def cost(data_dir: Path, model_path: Path, repeat: int) -> None:
+    """CPU of fast ``Pipeline.build`` on ICLR 2018 + COLM 2024 with the rule and with the model,
+    interleaved ``repeat`` times after a warm-up, beside the spaCy tokenizer on the same texts."""
+    import statistics
+    import time
+
+    from spacy.tokenizer import Tokenizer
+
+    from kg.ingest.nlp import load_nlp
+    from kg.ingest.pipeline import Pipeline
+    from kg.readers import read_file
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+    raws = [raw for name in ("iclr2018.jsonl", "colm2024.jsonl") for raw in read_file(data_dir / name).papers]
+    model = model_from_json(json.loads(model_path.read_text()))
+    nlp = load_nlp(mode="fast")
+    tokenizer: Tokenizer = nlp.tokenizer  # spaCy types it as any Callable[[str], Doc]
+    texts = [f"{r.title or ''}. {r.abstract or ''}" for r in raws]
+    runs: dict[str, list[float]] = {"tokenizer": [], "rule": [], "model": []}
+    for i in range(repeat + 1):
+        t0 = time.process_time()
+        for _ in tokenizer.pipe(texts, batch_size=256):
+            pass
+        tok = time.process_time() - t0
+        times = {}
+        for name, m in (("rule", None), ("model", model)):
+            pipeline = Pipeline(nlp=nlp, mode="fast", context={"about_model": m})
+            t0 = time.process_time()
+            pipeline.build(raws)
+            times[name] = time.process_time() - t0
+        if i:  # the first round warms up
+            runs["tokenizer"].append(tok)
+            runs["rule"].append(times["rule"])
+            runs["model"].append(times["model"])
+        print(
+            f"round {i}: tokenizer {tok:.2f} s, rule {times['rule']:.2f} s, model {times['model']:.2f} s "
+            f"(load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
+    tok = statistics.median(runs["tokenizer"])
+    for name in ("rule", "model"):
+        med = statistics.median(runs[name])
+        ratios = " / ".join(f"{t / k:.2f}x" for t, k in zip(runs[name], runs["tokenizer"], strict=True))
+        print(
+            f"{name}: median {med:.2f} s for {len(raws)} papers ({1000 * med / len(raws):.2f} ms a paper), "
+            f"{med / tok:.2f}x the tokenizer's median; per round {ratios}"
+        )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data-dir", type=Path, default=SHARED_DATA)
-    p.add_argument("--models", type=Path, required=True)
+    p.add_argument("--models", type=Path, help="the held-out models' folder (frontier)")
+    p.add_argument("--cost", type=Path, help="time extraction with this model file against the rule instead")
+    p.add_argument("--repeat", type=int, default=3)
     p.add_argument(
         "--thresholds",
         nargs="*",
         default=["0.2", "0.25", "0.3", "0.35", "0.4", "0.45", "0.5", "0.6"],
-        help="T (one threshold for every link) or T:K (T for a link the rule calls passing, K for one it calls about)",
+        help="T (one threshold) or T:K (T for a link the rule calls passing, K for one it calls about)",
     )
     args = p.parse_args()
+    if args.cost:
+        cost(args.data_dir, args.cost, args.repeat)
+        return
+    if args.models is None:
+        p.error("--models or --cost")
     print(f"load average {os.getloadavg()[0]:.1f}")
     venues = load_venues(args.data_dir)
     keywords: dict[str, list[tuple[str, set[str]]]] = {}
@@ -165,7 +227,9 @@ def main() -> None:
         resolved[v.label] = resolve_alone(v, [k for k, _ in keywords[v.label]])
         rows["rule"].append(cells(v, keywords[v.label], resolved[v.label]))
     models = {v.label: json.loads((args.models / f"{slug(v.label)}.json").read_text()) for v in venues}
-    chosen = {v.label: (models[v.label]["threshold"], models[v.label].get("keep_threshold", 0.0)) for v in venues}
+    chosen = {
+        v.label: (models[v.label]["threshold"], models[v.label].get("keep_threshold", 0.0)) for v in venues
+    }
     for given in [None, *args.thresholds]:
         t = k = None
         if given is None:

@@ -216,7 +216,7 @@ def about_contexts(folder: Path | None, labels: list[str]) -> dict[str, dict[str
         if model is None:
             raise SystemExit(f"{folder / name}.json: not an about model of these features")
         out[label] = {"about_model": model}
-        print(f"{label}: about model {folder / name}.json (threshold {model.threshold}, keep {model.keep_threshold})")
+        print(f"{label}: about model {folder / name}.json ({model.threshold} / keep {model.keep_threshold})")
     return out
 
 

@@ -137,7 +137,9 @@ class Table:
     def rows_of(self, concepts: set[str]) -> Table:
         """The rows whose concept is one of ``concepts``."""
         keep = [i for i, c in enumerate(self.concept) if c in concepts]
-        return Table(self.x[keep], self.y[keep], [self.paper[i] for i in keep], [self.concept[i] for i in keep])
+        return Table(
+            self.x[keep], self.y[keep], [self.paper[i] for i in keep], [self.concept[i] for i in keep]
+        )
 
 
 def resolve_keywords(venues: Sequence[Venue]) -> dict[str, str | None]:
@@ -224,7 +226,8 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def probabilities(model: tuple[np.ndarray, np.ndarray, np.ndarray, float], x: np.ndarray) -> np.ndarray:
     mean, scale, w, b = model
-    return 1.0 / (1.0 + np.exp(-np.clip(((x - mean) / scale) @ w + b, -30, 30)))
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(((x - mean) / scale) @ w + b, -30, 30)))
+    return out
 
 
 def link_f1(y: np.ndarray, decided: np.ndarray) -> tuple[float, float, float]:
@@ -241,7 +244,9 @@ def choose_threshold(y: np.ndarray, prob: np.ndarray) -> float:
     return float(best)
 
 
-def choose_swap(y: np.ndarray, prob: np.ndarray, rule: np.ndarray, promotable: np.ndarray) -> tuple[float, float]:
+def choose_swap(
+    y: np.ndarray, prob: np.ndarray, rule: np.ndarray, promotable: np.ndarray
+) -> tuple[float, float]:
     """(threshold, keep threshold): the grid pair whose decisions hold the most keyword links
     while making no more links about than the hand-set rule does (ties: fewer about links).
 
@@ -275,7 +280,11 @@ def restrict(train: list[Table], listed_only: bool) -> list[Table]:
 
 
 def thresholds(
-    swap: bool, x: np.ndarray, y: np.ndarray, model: tuple[np.ndarray, np.ndarray, np.ndarray, float], floor: float
+    swap: bool,
+    x: np.ndarray,
+    y: np.ndarray,
+    model: tuple[np.ndarray, np.ndarray, np.ndarray, float],
+    floor: float,
 ) -> tuple[float, float]:
     """(threshold, keep threshold) chosen on the training links: one threshold by F1, or the swap."""
     prob = probabilities(model, x)
@@ -328,12 +337,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=SHARED_DATA)
     parser.add_argument("--out", type=Path, default=DEFAULT_ABOUT_MODEL)
     parser.add_argument("--held-out-dir", type=Path, help="also write each venue's held-out model here")
-    parser.add_argument("--own-labels", action="store_true", help="label only links to the keyword's own concept")
-    parser.add_argument("--drop", nargs="*", default=[], help="features left out (their column zeroed: weight 0)")
+    parser.add_argument(
+        "--own-labels", action="store_true", help="label only links to the keyword's own concept"
+    )
+    parser.add_argument(
+        "--drop", nargs="*", default=[], help="features left out (their column zeroed: weight 0)"
+    )
     parser.add_argument(
         "--listed-only",
         action="store_true",
-        help="train only on links to concepts some training paper's keywords reach (aboutness, not the concept's prior)",
+        help="train only on links to concepts a training paper's keywords reach (aboutness, not the prior)",
     )
     parser.add_argument("--promote-floor", type=float, default=0.0, help="least salience of a promoted link")
     parser.add_argument("--swap", action="store_true", help="two thresholds, at most the rule's about links")
@@ -358,16 +371,30 @@ def main(argv: list[str] | None = None) -> int:
         model = fit(x, y)
         threshold, keep = thresholds(args.swap, x, y, model, args.promote_floor)
         test = tabs[v.label]
-        p, r, f = link_f1(test.y, decisions(test.x, probabilities(model, test.x), threshold, keep, args.promote_floor))
+        p, r, f = link_f1(
+            test.y, decisions(test.x, probabilities(model, test.x), threshold, keep, args.promote_floor)
+        )
         rp, rr, rf = link_f1(test.y, test.x[:, 0] > 0)
-        cv[v.label] = {"threshold": threshold, "keep_threshold": keep, "precision": round(p, 2), "recall": round(r, 2), "f1": round(f, 2), "rule_f1": round(rf, 2)}
+        cv[v.label] = {
+            "threshold": threshold,
+            "keep_threshold": keep,
+            "precision": round(p, 2),
+            "recall": round(r, 2),
+            "f1": round(f, 2),
+            "rule_f1": round(rf, 2),
+        }
         print(
-            f"held out {v.label}: thresholds {threshold:.2f} / keep {keep:.2f} (chosen on the other three); links "
+            f"held out {v.label}: thresholds {threshold:.2f} / keep {keep:.2f} (chosen on the other three); "
+            "links "
             f"precision {p:.1f} recall {r:.1f} F1 {f:.1f} (rule {rp:.1f} / {rr:.1f} / {rf:.1f})"
         )
         if args.held_out_dir:
             args.held_out_dir.mkdir(parents=True, exist_ok=True)
-            prov = {"trainer": "scripts/train_about_model.py", "held_out": v.label, "venues": [o.label for o in venues if o.label != v.label]}
+            prov: dict[str, object] = {
+                "trainer": "scripts/train_about_model.py",
+                "held_out": v.label,
+                "venues": [o.label for o in venues if o.label != v.label],
+            }
             (args.held_out_dir / f"{slug(v.label)}.json").write_text(
                 json.dumps(model_json(model, threshold, keep, args.promote_floor, prov), indent=1) + "\n"
             )
@@ -379,7 +406,10 @@ def main(argv: list[str] | None = None) -> int:
     provenance: dict[str, object] = {
         "trainer": "scripts/train_about_model.py",
         "venues": {v: list(f) for v, f in DEV_SETS.items()},
-        "labels": "author keywords resolved by concept(name: K) on a SQLite store of the four sets, with their narrower closure",
+        "labels": (
+            "author keywords resolved by concept(name: K) on a SQLite store of the four sets, "
+            "with their narrower closure"
+        ),
         "links": len(y),
         "positives": int(y.sum()),
         "l2": L2,
@@ -393,7 +423,10 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "leave_one_venue_out": cv,
     }
-    args.out.write_text(json.dumps(model_json(model, threshold, keep, args.promote_floor, provenance), indent=1) + "\n", encoding="utf-8")
+    args.out.write_text(
+        json.dumps(model_json(model, threshold, keep, args.promote_floor, provenance), indent=1) + "\n",
+        encoding="utf-8",
+    )
     print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(ABOUT_FEATURES, model[2], strict=True)))
     print(f"threshold {threshold:.2f}; wrote {args.out}")
     return 0

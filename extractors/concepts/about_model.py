@@ -33,7 +33,14 @@ if TYPE_CHECKING:
     from extractors.concepts.analysis import Analysis, Candidate
     from extractors.concepts.background import Background
 
-__all__ = ["ABOUT_FEATURES", "DEFAULT_ABOUT_MODEL", "AboutModel", "about_features", "about_model_of", "load_about_model"]
+__all__ = [
+    "ABOUT_FEATURES",
+    "DEFAULT_ABOUT_MODEL",
+    "AboutModel",
+    "about_features",
+    "about_model_of",
+    "load_about_model",
+]
 
 DEFAULT_ABOUT_MODEL = DATA_DIR / "about_model.json"
 RANK_SCALE = 20.0  # ranks are among the paper's 20 best mentions (extract.MAX_MENTIONS)
@@ -171,17 +178,26 @@ def model_from_json(
         assert isinstance(values, list)
         return tuple(float(v) for v in values)
 
-    bias, given, keep, floor = data["bias"], data["threshold"], data.get("keep_threshold", 0.0), data.get("promote_floor", 0.0)
-    for value in (bias, given, keep, floor):
-        assert isinstance(value, int | float)
+    def number(name: str, default: float | None = None) -> float:
+        value = data.get(name, default)
+        if not isinstance(value, int | float):
+            raise ExtractionError(f"about model: {name} is not a number")
+        return float(value)
+
+    bias, given, keep, floor = (
+        number("bias"),
+        number("threshold"),
+        number("keep_threshold", 0.0),
+        number("promote_floor", 0.0),
+    )
     return AboutModel(
         mean=floats("mean"),
         scale=tuple(v or 1.0 for v in floats("scale")),
         weights=floats("weights"),
-        bias=float(bias),
-        threshold=float(given if threshold is None else threshold),
-        keep_threshold=float(keep if keep_threshold is None else keep_threshold),
-        promote_floor=float(floor),
+        bias=bias,
+        threshold=given if threshold is None else threshold,
+        keep_threshold=keep if keep_threshold is None else keep_threshold,
+        promote_floor=floor,
     )
 
 
