@@ -245,7 +245,7 @@ def choose_threshold(y: np.ndarray, prob: np.ndarray) -> float:
 
 
 def choose_swap(
-    y: np.ndarray, prob: np.ndarray, rule: np.ndarray, promotable: np.ndarray
+    y: np.ndarray, prob: np.ndarray, rule: np.ndarray, promotable: np.ndarray, strong: np.ndarray
 ) -> tuple[float, float]:
     """(threshold, keep threshold): the grid pair whose decisions hold the most keyword links
     while making no more links about than the hand-set rule does (ties: fewer about links).
@@ -256,7 +256,7 @@ def choose_swap(
     budget = int(rule.sum())
     best: tuple[float, float, float, float] | None = None
     for keep in (0.0, *THRESHOLDS):
-        kept = rule & (prob >= keep)
+        kept = rule & ((prob >= keep) | strong)
         for t in THRESHOLDS:
             decided = kept | (~rule & promotable & (prob >= t))
             n = int(decided.sum())
@@ -279,24 +279,35 @@ def restrict(train: list[Table], listed_only: bool) -> list[Table]:
     return [t.rows_of(listed) for t in train]
 
 
+def strong_links(x: np.ndarray, keep_strong: bool) -> np.ndarray:
+    """The links a model with ``keep_strong`` never demotes (title, definition, introduction)."""
+    cols = [ABOUT_FEATURES.index(f) for f in ("in_title", "defined", "introduced")]
+    out: np.ndarray = (x[:, cols].sum(axis=1) > 0) & keep_strong
+    return out
+
+
 def thresholds(
     swap: bool,
     x: np.ndarray,
     y: np.ndarray,
     model: tuple[np.ndarray, np.ndarray, np.ndarray, float],
     floor: float,
+    keep_strong: bool = False,
 ) -> tuple[float, float]:
     """(threshold, keep threshold) chosen on the training links: one threshold by F1, or the swap."""
     prob = probabilities(model, x)
     if swap:
-        return choose_swap(y, prob, x[:, 0] > 0, x[:, 1] >= floor)
+        return choose_swap(y, prob, x[:, 0] > 0, x[:, 1] >= floor, strong_links(x, keep_strong))
     t = choose_threshold(y, prob)
     return t, t
 
 
-def decisions(x: np.ndarray, prob: np.ndarray, threshold: float, keep: float, floor: float) -> np.ndarray:
+def decisions(
+    x: np.ndarray, prob: np.ndarray, threshold: float, keep: float, floor: float, keep_strong: bool = False
+) -> np.ndarray:
     """The model's about decisions (:meth:`AboutModel.decide`, vectorised)."""
-    return np.where(x[:, 0] > 0, prob >= keep, (prob >= threshold) & (x[:, 1] >= floor))
+    kept = (prob >= keep) | strong_links(x, keep_strong)
+    return np.where(x[:, 0] > 0, kept, (prob >= threshold) & (x[:, 1] >= floor))
 
 
 def model_json(
@@ -304,6 +315,7 @@ def model_json(
     threshold: float,
     keep: float,
     floor: float,
+    keep_strong: bool,
     provenance: dict[str, object],
 ) -> dict[str, object]:
     mean, scale, w, b = model
@@ -316,6 +328,7 @@ def model_json(
         "threshold": threshold,
         "keep_threshold": keep,
         "promote_floor": floor,
+        "keep_strong": keep_strong,
         "provenance": provenance,
     }
 
@@ -349,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
         help="train only on links to concepts a training paper's keywords reach (aboutness, not the prior)",
     )
     parser.add_argument("--promote-floor", type=float, default=0.0, help="least salience of a promoted link")
+    parser.add_argument(
+        "--keep-strong", action="store_true", help="never demote a title, definition or introduction link"
+    )
     parser.add_argument("--swap", action="store_true", help="two thresholds, at most the rule's about links")
     args = parser.parse_args(argv)
     venues, tabs = build_tables(args.data_dir, closure_labels=not args.own_labels)
@@ -369,10 +385,13 @@ def main(argv: list[str] | None = None) -> int:
         x = np.vstack([t.x for t in train])
         y = np.concatenate([t.y for t in train])
         model = fit(x, y)
-        threshold, keep = thresholds(args.swap, x, y, model, args.promote_floor)
+        threshold, keep = thresholds(args.swap, x, y, model, args.promote_floor, args.keep_strong)
         test = tabs[v.label]
         p, r, f = link_f1(
-            test.y, decisions(test.x, probabilities(model, test.x), threshold, keep, args.promote_floor)
+            test.y,
+            decisions(
+                test.x, probabilities(model, test.x), threshold, keep, args.promote_floor, args.keep_strong
+            ),
         )
         rp, rr, rf = link_f1(test.y, test.x[:, 0] > 0)
         cv[v.label] = {
@@ -396,13 +415,16 @@ def main(argv: list[str] | None = None) -> int:
                 "venues": [o.label for o in venues if o.label != v.label],
             }
             (args.held_out_dir / f"{slug(v.label)}.json").write_text(
-                json.dumps(model_json(model, threshold, keep, args.promote_floor, prov), indent=1) + "\n"
+                json.dumps(
+                    model_json(model, threshold, keep, args.promote_floor, args.keep_strong, prov), indent=1
+                )
+                + "\n"
             )
     train = restrict(list(tabs.values()), args.listed_only)
     x = np.vstack([t.x for t in train])
     y = np.concatenate([t.y for t in train])
     model = fit(x, y)
-    threshold, keep = thresholds(args.swap, x, y, model, args.promote_floor)
+    threshold, keep = thresholds(args.swap, x, y, model, args.promote_floor, args.keep_strong)
     provenance: dict[str, object] = {
         "trainer": "scripts/train_about_model.py",
         "venues": {v: list(f) for v, f in DEV_SETS.items()},
@@ -424,7 +446,10 @@ def main(argv: list[str] | None = None) -> int:
         "leave_one_venue_out": cv,
     }
     args.out.write_text(
-        json.dumps(model_json(model, threshold, keep, args.promote_floor, provenance), indent=1) + "\n",
+        json.dumps(
+            model_json(model, threshold, keep, args.promote_floor, args.keep_strong, provenance), indent=1
+        )
+        + "\n",
         encoding="utf-8",
     )
     print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(ABOUT_FEATURES, model[2], strict=True)))

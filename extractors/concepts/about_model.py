@@ -133,6 +133,9 @@ def about_features(
     ]
 
 
+_TITLE, _DEFINED, _INTRODUCED = (ABOUT_FEATURES.index(f) for f in ("in_title", "defined", "introduced"))
+
+
 @dataclass(frozen=True)
 class AboutModel:
     """Standardised logistic regression with a decision threshold (role: learned about decision)."""
@@ -144,6 +147,9 @@ class AboutModel:
     threshold: float  # a link the hand-set rule calls passing becomes about from this probability
     keep_threshold: float = 0.0  # a link the rule calls about stays about from this one (0: always)
     promote_floor: float = 0.0  # a passing link needs at least this salience to become about
+    keep_strong: bool = (
+        False  # a link the rule calls about from its title, a definition or an introduction stays
+    )
 
     def probability(self, x: Sequence[float]) -> float:
         """P(the link's concept is one the authors listed, or below one)."""
@@ -161,6 +167,8 @@ class AboutModel:
         of at least :attr:`promote_floor`."""
         if not x[0] and x[1] < self.promote_floor:
             return False  # no positional evidence at all: a passing mention stays one
+        if x[0] and self.keep_strong and (x[_TITLE] or x[_DEFINED] or x[_INTRODUCED]):
+            return True  # the paper's own claim (is_about's exemptions), whatever the concept's odds
         return self.probability(x) >= (self.keep_threshold if x[0] else self.threshold)
 
 
@@ -198,6 +206,7 @@ def model_from_json(
         threshold=given if threshold is None else threshold,
         keep_threshold=keep if keep_threshold is None else keep_threshold,
         promote_floor=floor,
+        keep_strong=data.get("keep_strong") is True,
     )
 
 
