@@ -279,11 +279,41 @@ def restrict(train: list[Table], listed_only: bool) -> list[Table]:
     return [t.rows_of(listed) for t in train]
 
 
-def strong_links(x: np.ndarray, keep_strong: bool) -> np.ndarray:
-    """The links a model with ``keep_strong`` never demotes (title, definition, introduction)."""
-    cols = [ABOUT_FEATURES.index(f) for f in ("in_title", "defined", "introduced")]
-    out: np.ndarray = (x[:, cols].sum(axis=1) > 0) & keep_strong
+HARD_RULES = False  # set from --hard-rules in main: the rule's exclusions hold (AboutModel.hard_rules)
+AT_PRECISION = False  # set from --at-precision in main: thresholds by choose_at_precision
+
+
+def column(x: np.ndarray, name: str) -> np.ndarray:
+    out: np.ndarray = x[:, ABOUT_FEATURES.index(name)] > 0
     return out
+
+
+def strong_links(x: np.ndarray, keep_strong: bool) -> np.ndarray:
+    """The links the model never demotes: title, definition, introduction (``keep_strong``), a
+    claimed link (:data:`HARD_RULES`)."""
+    out: np.ndarray = (column(x, "in_title") | column(x, "defined") | column(x, "introduced")) & keep_strong
+    if HARD_RULES:
+        out = out | column(x, "claimed")
+    return out
+
+
+def unpromotable(x: np.ndarray) -> np.ndarray:
+    """The passing links the model never promotes (:data:`HARD_RULES`: an aside, one sentence)."""
+    out: np.ndarray = (column(x, "aside") | column(x, "one_sentence")) & HARD_RULES
+    return out
+
+
+def choose_at_precision(y: np.ndarray, prob: np.ndarray, x: np.ndarray, keep_strong: bool) -> float:
+    """The lowest grid threshold (one for both kinds of link) whose decisions are at least as
+    precise against the keyword labels as the hand-set rule's on the training links: the most
+    keyword links the model can add without a worse share of keyword links among the about ones."""
+    rule = x[:, 0] > 0
+    floor = float((y * rule).sum()) / max(float(rule.sum()), 1.0)
+    for t in THRESHOLDS:
+        decided = decisions(x, prob, t, t, 0.0, keep_strong)
+        if float((y * decided).sum()) / max(float(decided.sum()), 1.0) >= floor:
+            return t
+    return THRESHOLDS[-1]
 
 
 def thresholds(
@@ -296,8 +326,12 @@ def thresholds(
 ) -> tuple[float, float]:
     """(threshold, keep threshold) chosen on the training links: one threshold by F1, or the swap."""
     prob = probabilities(model, x)
+    if AT_PRECISION:
+        t = choose_at_precision(y, prob, x, keep_strong)
+        return t, t
     if swap:
-        return choose_swap(y, prob, x[:, 0] > 0, x[:, 1] >= floor, strong_links(x, keep_strong))
+        promotable = (x[:, 1] >= floor) & ~unpromotable(x)
+        return choose_swap(y, prob, x[:, 0] > 0, promotable, strong_links(x, keep_strong))
     t = choose_threshold(y, prob)
     return t, t
 
@@ -307,7 +341,7 @@ def decisions(
 ) -> np.ndarray:
     """The model's about decisions (:meth:`AboutModel.decide`, vectorised)."""
     kept = (prob >= keep) | strong_links(x, keep_strong)
-    return np.where(x[:, 0] > 0, kept, (prob >= threshold) & (x[:, 1] >= floor))
+    return np.where(x[:, 0] > 0, kept, (prob >= threshold) & (x[:, 1] >= floor) & ~unpromotable(x))
 
 
 def model_json(
@@ -329,6 +363,7 @@ def model_json(
         "keep_threshold": keep,
         "promote_floor": floor,
         "keep_strong": keep_strong,
+        "hard_rules": HARD_RULES,
         "provenance": provenance,
     }
 
@@ -365,8 +400,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--keep-strong", action="store_true", help="never demote a title, definition or introduction link"
     )
+    parser.add_argument(
+        "--hard-rules", action="store_true", help="never promote an aside or one-sentence link, never demote a claim"
+    )
+    parser.add_argument(
+        "--at-precision", action="store_true", help="the lowest threshold as precise as the rule on the training links"
+    )
     parser.add_argument("--swap", action="store_true", help="two thresholds, at most the rule's about links")
     args = parser.parse_args(argv)
+    global HARD_RULES, AT_PRECISION
+    HARD_RULES, AT_PRECISION = args.hard_rules, args.at_precision
     venues, tabs = build_tables(args.data_dir, closure_labels=not args.own_labels)
     for name in args.drop:
         for t in tabs.values():
@@ -439,7 +482,9 @@ def main(argv: list[str] | None = None) -> int:
         "listed_only": args.listed_only,
         "features_left_out": list(args.drop),
         "threshold_rule": (
-            "most keyword links with no more about links than the rule, grid of 0.05"
+            "the lowest threshold whose training links are as precise as the rule's, grid of 0.05"
+            if args.at_precision
+            else "most keyword links with no more about links than the rule, grid of 0.05"
             if args.swap
             else "best F1 of positive links on the training links, grid of 0.05"
         ),

@@ -133,7 +133,9 @@ def about_features(
     ]
 
 
-_TITLE, _DEFINED, _INTRODUCED = (ABOUT_FEATURES.index(f) for f in ("in_title", "defined", "introduced"))
+_TITLE, _DEFINED, _INTRODUCED, _CLAIMED, _ASIDE, _ONE_SENTENCE = (
+    ABOUT_FEATURES.index(f) for f in ("in_title", "defined", "introduced", "claimed", "aside", "one_sentence")
+)
 
 
 @dataclass(frozen=True)
@@ -147,9 +149,10 @@ class AboutModel:
     threshold: float  # a link the hand-set rule calls passing becomes about from this probability
     keep_threshold: float = 0.0  # a link the rule calls about stays about from this one (0: always)
     promote_floor: float = 0.0  # a passing link needs at least this salience to become about
-    keep_strong: bool = (
-        False  # a link the rule calls about from its title, a definition or an introduction stays
-    )
+    keep_strong: bool = False  # a rule-about link from its title, a definition or an introduction stays
+    # the rule's exclusions hold: an aside or a one-sentence mention is never promoted, a claimed
+    # link (a contribution sentence) never demoted
+    hard_rules: bool = False
 
     def probability(self, x: Sequence[float]) -> float:
         """P(the link's concept is one the authors listed, or below one)."""
@@ -169,6 +172,8 @@ class AboutModel:
             return False  # no positional evidence at all: a passing mention stays one
         if x[0] and self.keep_strong and (x[_TITLE] or x[_DEFINED] or x[_INTRODUCED]):
             return True  # the paper's own claim (is_about's exemptions), whatever the concept's odds
+        if self.hard_rules and (x[_CLAIMED] if x[0] else (x[_ASIDE] or x[_ONE_SENTENCE])):
+            return bool(x[0])  # what the rule decides from the paper's own words stands
         return self.probability(x) >= (self.keep_threshold if x[0] else self.threshold)
 
 
@@ -207,6 +212,7 @@ def model_from_json(
         keep_threshold=keep if keep_threshold is None else keep_threshold,
         promote_floor=floor,
         keep_strong=data.get("keep_strong") is True,
+        hard_rules=data.get("hard_rules") is True,
     )
 
 

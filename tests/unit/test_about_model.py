@@ -114,3 +114,37 @@ def test_the_model_decides_what_concept_papers_lists(tmp_path: Path, nlp_fast: o
         assert concept_papers(SchemaReader(store, Settings(backend="sqlite")), "point clouds") == set()
     finally:
         store.close()
+
+
+# "point clouds" in two sentences, neither the first (salience 0.1: passing by the rule);
+# "knowledge distillation" once, in the last sentence.
+TWICE = (
+    PAPER[0],
+    "Imitation learning from human demonstrations is a common way to teach robots new skills. We "
+    "propose a diffusion policy that folds cloth and ropes from a few demonstrations. The policy "
+    "denoises action sequences conditioned on point clouds and runs at 10 Hz on a real robot. Point "
+    "clouds from one depth camera suffice, and we compress the policy by knowledge distillation for "
+    "deployment.",
+)
+
+
+def test_the_shipped_model_decides_a_known_pair_through_the_api(tmp_path: Path, nlp_fast: object) -> None:
+    shipped = load_about_model()
+    assert shipped is not None, "extractors/data/about_model.json is shipped"
+    assert shipped.hard_rules and shipped.keep_strong
+    raw = RawPaper(file="t.jsonl", line=1, title=TWICE[0], abstract=TWICE[1])
+    for context, expected in (({}, True), ({"about_model": None}, False)):
+        records, _ = Pipeline(nlp=nlp_fast, mode="fast", context=dict(context)).build([raw])  # type: ignore[arg-type]
+        decided = about_by_surface(records[0])
+        assert decided["point clouds"] is expected
+        assert decided["knowledge distillation"] is False  # one sentence: never promoted
+        assert decided["Imitation learning"] is True
+        store = SQLiteStore(tmp_path / str(expected))
+        try:
+            store.upsert(records)
+            reader = SchemaReader(store, Settings(backend="sqlite"))
+            listed = {records[0].paper.id} if expected else set()
+            assert concept_papers(reader, "point clouds") == listed
+            assert concept_papers(reader, "knowledge distillation") == set()
+        finally:
+            store.close()
