@@ -13,7 +13,14 @@ A logistic regression (L2, Newton steps, numpy; deterministic, no random draw) i
 **leave-one-venue-out**: for each venue, a model on the other three, its threshold chosen on those
 three only (the probability that maximises the F1 of the positive links there). ``--held-out-dir``
 writes those four models (``<venue slug>.json``) for the benchmarks that plug them in; the shipped
-model is fitted on all four venues, its threshold chosen the same way.
+model is fitted on all four venues, its threshold chosen the same way. Other threshold rules
+(``--swap``, ``--at-precision``), labels (``--own-labels``), feature sets (``--drop``) and
+constraints (``--keep-strong``, ``--hard-rules``, ``--promote-floor``) are the designs of
+bench/README.md's section "About, learned from author keywords"; the shipped file was written by::
+
+    python scripts/train_about_model.py --own-labels --keep-strong --hard-rules --at-precision \
+        --drop vocabulary has_broader one_word three_plus_words idf log_keyword generic \
+        kind_model kind_dataset kind_task kind_method named
 
 Usage::
 
@@ -341,7 +348,8 @@ def decisions(
 ) -> np.ndarray:
     """The model's about decisions (:meth:`AboutModel.decide`, vectorised)."""
     kept = (prob >= keep) | strong_links(x, keep_strong)
-    return np.where(x[:, 0] > 0, kept, (prob >= threshold) & (x[:, 1] >= floor) & ~unpromotable(x))
+    out: np.ndarray = np.where(x[:, 0] > 0, kept, (prob >= threshold) & (x[:, 1] >= floor) & ~unpromotable(x))
+    return out
 
 
 def model_json(
@@ -401,10 +409,14 @@ def main(argv: list[str] | None = None) -> int:
         "--keep-strong", action="store_true", help="never demote a title, definition or introduction link"
     )
     parser.add_argument(
-        "--hard-rules", action="store_true", help="never promote an aside or one-sentence link, never demote a claim"
+        "--hard-rules",
+        action="store_true",
+        help="never promote an aside or a one-sentence link, never demote a claim",
     )
     parser.add_argument(
-        "--at-precision", action="store_true", help="the lowest threshold as precise as the rule on the training links"
+        "--at-precision",
+        action="store_true",
+        help="the lowest threshold as precise as the rule on the training links",
     )
     parser.add_argument("--swap", action="store_true", help="two thresholds, at most the rule's about links")
     args = parser.parse_args(argv)
