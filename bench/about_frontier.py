@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from api.about_eval import RESOLVE, Venue, extract, load_venues, slug  # noqa: E402
 from api.concept_eval import TOP_KEYWORDS, SchemaReader  # noqa: E402
 from extractors.concepts.about_model import model_from_json  # noqa: E402
 from kg.core.config import Settings  # noqa: E402
@@ -41,7 +42,6 @@ from kg.core.models import PaperRecord  # noqa: E402
 from kg.eval.concept_quality import climbs, narrower_closure  # noqa: E402
 from kg.eval.dev_sets import SHARED_DATA  # noqa: E402
 from kg.stores.sqlite import SQLiteStore  # noqa: E402
-from scripts.train_about_model import RESOLVE, Venue, extract, load_venues, slug  # noqa: E402
 
 LABELS = {
     "COLM 2024": ROOT / "bench/labels/colm_links.jsonl",

@@ -30,7 +30,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
-import re  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -40,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy.tokenizer import Tokenizer  # noqa: E402
 
+from api.about_eval import slug  # noqa: E402
 from api.concept_eval import run as run_api_eval  # noqa: E402
 from extractors.concepts.about_model import model_from_json  # noqa: E402
 from kg.core.models import RawPaper  # noqa: E402
@@ -211,7 +211,7 @@ def about_contexts(folder: Path | None, labels: list[str]) -> dict[str, dict[str
         return None
     out: dict[str, dict[str, object]] = {}
     for label in labels:
-        name = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+        name = slug(label)
         model = model_from_json(json.loads((folder / f"{name}.json").read_text(encoding="utf-8")))
         if model is None:
             raise SystemExit(f"{folder / name}.json: not an about model of these features")

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -43,27 +42,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from api.about_eval import RESOLVE, Venue, extract, load_venues, slug  # noqa: E402
 from api.concept_eval import SchemaReader  # noqa: E402
 from extractors.concepts.about_model import ABOUT_FEATURES, DEFAULT_ABOUT_MODEL, AboutModel  # noqa: E402
 from kg.core.config import Settings  # noqa: E402
-from kg.core.ids import paper_id  # noqa: E402
-from kg.core.models import PaperRecord, RawPaper  # noqa: E402
+from kg.core.models import PaperRecord  # noqa: E402
 from kg.eval.concept_quality import narrower_closure  # noqa: E402
 from kg.eval.dev_sets import DEV_SETS, SHARED_DATA  # noqa: E402
-from kg.eval.evaluation import EvalPaper, load_eval_papers  # noqa: E402
-from kg.ingest.nlp import load_nlp  # noqa: E402
-from kg.ingest.pipeline import Pipeline  # noqa: E402
-from kg.readers import read_file  # noqa: E402
 from kg.stores.sqlite import SQLiteStore  # noqa: E402
 
 L2 = 1.0
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))
-RESOLVE = "query($name: String!) { concept(name: $name) { id } }"
-
-
-def slug(venue: str) -> str:
-    """A file name for a venue ("CoRL 2021-2025" -> "corl-2021-2025")."""
-    return re.sub(r"[^a-z0-9]+", "-", venue.lower()).strip("-")
 
 
 @dataclass(frozen=True)
@@ -80,47 +69,6 @@ class Recorder(AboutModel):
 
 def recorder() -> Recorder:
     return Recorder(mean=(), scale=(), weights=(), bias=0.0, threshold=0.5)
-
-
-@dataclass
-class Venue:
-    """One dev set: its files' papers (as ``kg ingest`` reads them), the ones with keywords, and
-    the records of the last extraction."""
-
-    label: str
-    raws: list[tuple[str, RawPaper]]  # (file as the labels name it, paper)
-    papers: list[EvalPaper]  # with abstract and author keywords, by id (``load_eval_papers``)
-    keywords: dict[str, list[str]]  # paper id (the record's) -> author keywords
-    records: list[PaperRecord] = field(default_factory=list)
-
-    def dev_records(self) -> list[PaperRecord]:
-        """The records of the papers with keywords (the dev set)."""
-        return [r for r in self.records if r.paper.id in self.keywords]
-
-
-def load_venues(data_dir: Path) -> list[Venue]:
-    out = []
-    for label, files in DEV_SETS.items():
-        raws = [(name, raw) for name in files for raw in read_file(data_dir / name).papers]
-        papers = [p for name in files for p in load_eval_papers(data_dir / name)]
-        by_external = {p.id: list(p.keywords) for p in papers}
-        keywords = {
-            paper_id(raw.abstract, raw.title): by_external[raw.external_id]
-            for _, raw in raws
-            if raw.external_id in by_external and (raw.abstract or raw.title)
-        }
-        out.append(Venue(label, raws, papers, keywords))
-    return out
-
-
-def extract(venue: Venue, model: AboutModel | None) -> list[PaperRecord]:
-    """The venue's records with ``model`` deciding about (``None``: the hand-set rule)."""
-    pipeline = Pipeline(nlp=load_nlp(mode="fast"), mode="fast", context={"about_model": model})
-    records, problems = pipeline.build([raw for _, raw in venue.raws])
-    if problems:
-        raise RuntimeError(f"{venue.label}: {len(problems)} papers not extracted: {problems[:1]}")
-    venue.records = records
-    return records
 
 
 def decided_links(record: PaperRecord) -> list[tuple[int, str]]:
