@@ -21,7 +21,7 @@ import asyncio
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -113,9 +113,12 @@ class SchemaReader:
         return result.data
 
 
-def extract(papers: Sequence[EvalPaper], mode: Mode = "fast") -> list[PaperRecord]:
-    """The records of ``papers``, in their order (the pipeline ``kg ingest`` runs)."""
-    pipeline = Pipeline(nlp=load_nlp(mode=mode), mode=mode)
+def extract(
+    papers: Sequence[EvalPaper], mode: Mode = "fast", context: Mapping[str, object] | None = None
+) -> list[PaperRecord]:
+    """The records of ``papers``, in their order (the pipeline ``kg ingest`` runs; ``context``
+    adds to the pipeline's context, e.g. an ``about_model`` trained without this set)."""
+    pipeline = Pipeline(nlp=load_nlp(mode=mode), mode=mode, context=dict(context or {}))
     raws = [
         RawPaper(file="eval", line=i, title=p.title or None, abstract=p.abstract)
         for i, p in enumerate(papers, start=1)
@@ -318,16 +321,22 @@ class Evaluation:
 
 
 def run(
-    sets: dict[str, list[EvalPaper]], out: TextIO, *, mode: Mode = "fast", together: bool = True
+    sets: dict[str, list[EvalPaper]],
+    out: TextIO,
+    *,
+    mode: Mode = "fast",
+    together: bool = True,
+    contexts: Mapping[str, Mapping[str, object]] | None = None,
 ) -> Evaluation:
-    """Extract, run YAKE, evaluate both settings and print the report."""
+    """Extract, run YAKE, evaluate both settings and print the report (``contexts``: pipeline
+    context per set label, for a benchmark that plugs in a model per set)."""
     settings = Settings(backend="sqlite")
     devs = [DevSet(label, papers) for label, papers in sets.items() if papers]
     extract_s: dict[str, float] = {}
     yake_s: dict[str, float] = {}
     for dev in devs:
         t0 = time.perf_counter()
-        dev.records = extract(dev.papers, mode)
+        dev.records = extract(dev.papers, mode, (contexts or {}).get(dev.label))
         extract_s[dev.label] = time.perf_counter() - t0
         t0 = time.perf_counter()
         dev.yake = yake_predict(dev.papers)

@@ -28,6 +28,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -38,7 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy.tokenizer import Tokenizer  # noqa: E402
 
+from api.about_eval import slug  # noqa: E402
 from api.concept_eval import run as run_api_eval  # noqa: E402
+from extractors.concepts.about_model import model_from_json  # noqa: E402
 from kg.core.models import RawPaper  # noqa: E402
 from kg.eval.cli import predictor  # noqa: E402
 from kg.eval.evaluation import EvalPaper, format_table, load_eval_papers, run_timed, yake_predict  # noqa: E402
@@ -202,6 +205,21 @@ def graph_figures(data_dir: Path) -> list[str]:
     return lines
 
 
+def about_contexts(folder: Path | None, labels: list[str]) -> dict[str, dict[str, object]] | None:
+    """Each set's pipeline context with its held-out about model (``<slug>.json`` in ``folder``)."""
+    if folder is None:
+        return None
+    out: dict[str, dict[str, object]] = {}
+    for label in labels:
+        name = slug(label)
+        model = model_from_json(json.loads((folder / f"{name}.json").read_text(encoding="utf-8")))
+        if model is None:
+            raise SystemExit(f"{folder / name}.json: not an about model of these features")
+        out[label] = {"about_model": model}
+        print(f"{label}: about model {folder / name}.json ({model.threshold} / keep {model.keep_threshold})")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
@@ -213,6 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fast-only", action="store_true", help="quality of the fast mode only")
     parser.add_argument(
         "--limit", type=int, default=None, help="first N papers (by id) of each dev set, for a quicker run"
+    )
+    parser.add_argument(
+        "--about-models",
+        type=Path,
+        help="a folder of held-out about models (scripts/train_about_model.py --held-out-dir): each set "
+        "extracted with the model trained without it",
     )
     args = parser.parse_args(argv)
 
@@ -241,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             label: [p for name in names for p in load_eval_papers(args.data_dir / name)][: args.limit]
             for label, names in DEV_SETS.items()
         }
-        run_api_eval(sets, sys.stdout, mode="fast")
+        run_api_eval(sets, sys.stdout, mode="fast", contexts=about_contexts(args.about_models, list(sets)))
         if not args.fast_only:  # the accurate mode's extractor records on the same papers
             for label, papers in sets.items():
                 rows = [run_timed(*predictor("accurate"), papers), run_timed("yake", yake_predict, papers)]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc
 
+from extractors.concepts.about_model import about_features, about_model_of
 from extractors.concepts.analysis import ABOUT_THRESHOLD, CACHE_KEY, Analysis, Candidate, analyse
 from extractors.concepts.analysis.candidate import kind_for_head
 from extractors.concepts.analysis.names import variant_id
@@ -368,9 +369,27 @@ def extract_concepts_v2(x: ExtractInput) -> Parts:
     added: set[str] = set()
     parents: list[tuple[str, tuple[str, ...]]] = []  # (concept id, head parent key): .heads
     math = paper_math(x)
+    model = about_model_of(x.context)
+    background = _background(x) if model is not None else None
     for rank, c in enumerate(selected_mentions(analysis)):
         salience = analysis.salience(c)
-        about = salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c))
+        if model is None or background is None:
+            about = salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, analysis.aside(c))
+        else:  # the learned decision (.about_model), the hand-set one among its features
+            aside = analysis.aside(c)
+            about = model.decide(
+                about_features(
+                    analysis,
+                    c,
+                    background,
+                    salience=salience,
+                    rank=rank,
+                    aside=aside,
+                    rule=salience >= ABOUT_THRESHOLD and is_about(c, salience, rank, aside),
+                    threshold=ABOUT_THRESHOLD,
+                    top_rank=ABOUT_TOP_RANK,
+                )
+            )
         parents.extend((c.id, h) for h in c.parents)
         props: Properties = {
             "count": c.count,
