@@ -38,6 +38,7 @@ from kg.core.config import Settings, get_settings
 from kg.core.errors import KGError, StoreUnavailable
 from kg.read.service import ReadService
 from kg.stores.protocol import GraphStore, ReadStore
+from kg.stores.request_scope import request_scope
 
 log = logging.getLogger("paperkg.api")
 HEALTH_TIMEOUT_S = 5.0
@@ -51,6 +52,22 @@ DEFAULT_RESPONSE_CACHE_SIZE = 1024
 # alive once it is warm (never garbage) and collects young objects in fewer, larger passes;
 # cyclic garbage is still collected. Restored at shutdown (tests serve apps in-process).
 SERVING_GEN0_THRESHOLD = 10_000
+
+
+class RequestScopeMiddleware:
+    """Each HTTP request in its own :func:`kg.stores.request_scope.request_scope`: what a store
+    reads once per request (the Neo4j store's version: a server round trip that one request
+    asked for three to five times) is read once. Pure ASGI, like the timeout it wraps."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with request_scope():
+            await self.app(scope, receive, send)
 
 
 class RequestTimeoutMiddleware:
@@ -413,7 +430,8 @@ def create_app(
         service: ReadService = app.state.service
         return await run_in(HEALTH, service.version)
 
-    # Added innermost first: CORS wraps the timeout, which wraps the gate that refuses hostile
+    # Added innermost first: CORS wraps the request scope (what a store reads once per
+    # request), which wraps the timeout, which wraps the gate that refuses hostile
     # requests before any parsing they could make expensive (and before the response cache
     # reads a body: the gate stops reading at its size limit), which wraps the response cache,
     # which wraps the admission (a cached answer needs no execution slot; api.admission).
@@ -426,6 +444,7 @@ def create_app(
     app.add_middleware(ResponseCacheMiddleware, version=version, max_entries=cache_size)
     app.add_middleware(RequestGuardMiddleware)
     app.add_middleware(RequestTimeoutMiddleware, timeout_s=cfg.request_timeout_s)
+    app.add_middleware(RequestScopeMiddleware)
     if cfg.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -51,6 +51,7 @@ from kg.core.config import Settings
 from kg.core.errors import ConfigError, GraphStoreError, StoreUnavailable
 from kg.core.models import Node, PaperRecord, Properties, Relationship, RelType, UpsertSummary
 from kg.core.text_index import rarer_first, search_terms
+from kg.stores import request_scope
 from kg.stores.neo4j import authors, institutions, vectors
 from kg.stores.neo4j import batch_writes as bw
 from kg.stores.neo4j import concepts as concepts_ops
@@ -518,9 +519,17 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
     def version(self) -> int:
         """The store version: bumped by every committed write that changed something.
 
-        One indexed node read, cheap enough to key caches on per request. 0 for a store never
-        written to.
+        One indexed node read, cheap enough to key caches on per request, and read once per
+        request inside the API's request scope (:mod:`kg.stores.request_scope`). 0 for a store
+        never written to.
         """
+        return request_scope.once(self._version_key, self._read_version)
+
+    @property
+    def _version_key(self) -> str:
+        return f"neo4j-version:{id(self)}"  # two stores (servers) in one request keep apart
+
+    def _read_version(self) -> int:
         rows = self._read(q.read_version())
         return int(rows[0]["value"]) if rows else 0
 
