@@ -10,10 +10,14 @@ each other, so the shared part lives beside :mod:`api.concept_eval`.
 from __future__ import annotations
 
 import re
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from api.concept_eval import SchemaReader
 from extractors.concepts.about_model import AboutModel
+from kg.core.config import Settings
 from kg.core.ids import paper_id
 from kg.core.models import PaperRecord, RawPaper
 from kg.eval.dev_sets import DEV_SETS
@@ -21,10 +25,32 @@ from kg.eval.evaluation import EvalPaper, load_eval_papers
 from kg.ingest.nlp import load_nlp
 from kg.ingest.pipeline import Pipeline
 from kg.readers import read_file
+from kg.stores.sqlite import SQLiteStore
 
-__all__ = ["RESOLVE", "Venue", "extract", "load_venues", "slug"]
+__all__ = ["RESOLVE", "Venue", "extract", "load_venues", "resolve_names", "slug"]
 
 RESOLVE = "query($name: String!) { concept(name: $name) { id } }"
+
+
+def resolve_names(
+    record_sets: Sequence[Sequence[PaperRecord]], names: Iterable[str]
+) -> dict[str, str | None]:
+    """Each name's concept id as ``concept(name: K) { id }`` answers through the GraphQL schema,
+    on a new SQLite store of ``record_sets`` (written in batches of 500, as ``kg ingest`` does)."""
+    with tempfile.TemporaryDirectory(prefix="about-resolve-") as tmp:
+        store = SQLiteStore(Path(tmp))
+        try:
+            for recs in record_sets:
+                for i in range(0, len(recs), 500):
+                    store.upsert(recs[i : i + 500])
+            reader = SchemaReader(store, Settings(backend="sqlite"))
+            out: dict[str, str | None] = {}
+            for name in names:
+                hit = reader.run(RESOLVE, {"name": name})["concept"]
+                out[name] = hit["id"] if hit else None
+            return out
+        finally:
+            store.close()
 
 
 def slug(venue: str) -> str:

@@ -26,22 +26,19 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from api.about_eval import RESOLVE, Venue, extract, load_venues, slug  # noqa: E402
-from api.concept_eval import TOP_KEYWORDS, SchemaReader  # noqa: E402
+from api.about_eval import Venue, extract, load_venues, resolve_names, slug  # noqa: E402
+from api.concept_eval import TOP_KEYWORDS  # noqa: E402
 from extractors.concepts.about_model import model_from_json  # noqa: E402
-from kg.core.config import Settings  # noqa: E402
 from kg.core.ids import concept_id, fold  # noqa: E402
 from kg.core.models import PaperRecord  # noqa: E402
 from kg.eval.concept_quality import climbs, narrower_closure  # noqa: E402
 from kg.eval.dev_sets import SHARED_DATA  # noqa: E402
-from kg.stores.sqlite import SQLiteStore  # noqa: E402
 
 LABELS = {
     "COLM 2024": ROOT / "bench/labels/colm_links.jsonl",
@@ -66,20 +63,7 @@ def frequent(v: Venue) -> list[tuple[str, set[str]]]:
 
 def resolve_alone(v: Venue, names: list[str]) -> dict[str, str | None]:
     """``concept(name: K) { id }`` on a SQLite store of the set alone (its current records)."""
-    with tempfile.TemporaryDirectory(prefix="about-frontier-") as tmp:
-        store = SQLiteStore(Path(tmp))
-        try:
-            recs = v.dev_records()
-            for i in range(0, len(recs), 500):
-                store.upsert(recs[i : i + 500])
-            reader = SchemaReader(store, Settings(backend="sqlite"))
-            out: dict[str, str | None] = {}
-            for name in names:
-                hit = reader.run(RESOLVE, {"name": name})["concept"]
-                out[name] = hit["id"] if hit else None
-            return out
-        finally:
-            store.close()
+    return resolve_names([v.dev_records()], names)
 
 
 def holds(record: PaperRecord, own: str, targets: set[str]) -> bool:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,14 +41,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api.about_eval import RESOLVE, Venue, extract, load_venues, slug  # noqa: E402
-from api.concept_eval import SchemaReader  # noqa: E402
+from api.about_eval import Venue, extract, load_venues, resolve_names, slug  # noqa: E402
 from extractors.concepts.about_model import ABOUT_FEATURES, DEFAULT_ABOUT_MODEL, AboutModel  # noqa: E402
-from kg.core.config import Settings  # noqa: E402
 from kg.core.models import PaperRecord  # noqa: E402
 from kg.eval.concept_quality import narrower_closure  # noqa: E402
 from kg.eval.dev_sets import DEV_SETS, SHARED_DATA  # noqa: E402
-from kg.stores.sqlite import SQLiteStore  # noqa: E402
+from kg.eval.logistic import fit_logistic  # noqa: E402
 
 L2 = 1.0
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))
@@ -100,21 +97,7 @@ class Table:
 def resolve_keywords(venues: Sequence[Venue]) -> dict[str, str | None]:
     """Every author keyword's concept id as ``concept(name: K)`` answers on one store of all venues."""
     names = sorted({k for v in venues for ks in v.keywords.values() for k in ks})
-    with tempfile.TemporaryDirectory(prefix="about-train-") as tmp:
-        store = SQLiteStore(Path(tmp))
-        try:
-            for v in venues:
-                recs = v.dev_records()
-                for i in range(0, len(recs), 500):
-                    store.upsert(recs[i : i + 500])
-            reader = SchemaReader(store, Settings(backend="sqlite"))
-            out: dict[str, str | None] = {}
-            for name in names:
-                hit = reader.run(RESOLVE, {"name": name})["concept"]
-                out[name] = hit["id"] if hit else None
-            return out
-        finally:
-            store.close()
+    return resolve_names([v.dev_records() for v in venues], names)
 
 
 def tables(
@@ -161,22 +144,7 @@ def tables(
 
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Standardised L2 logistic regression by Newton's method: (mean, scale, weights, bias)."""
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale == 0] = 1.0
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    w = np.zeros(z.shape[1])
-    reg = np.full(z.shape[1], L2)
-    reg[-1] = 0.0
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
-        grad = z.T @ (p - y) + reg * w
-        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(reg)
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return mean, scale, w[:-1], float(w[-1])
+    return fit_logistic(x, y, l2=L2, iterations=50, tolerance=1e-8)
 
 
 def probabilities(model: tuple[np.ndarray, np.ndarray, np.ndarray, float], x: np.ndarray) -> np.ndarray:

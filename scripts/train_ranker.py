@@ -38,6 +38,7 @@ from extractors.concepts.vocabulary import default_vocabulary  # noqa: E402
 from extractors.text import extraction_text, title_length  # noqa: E402
 from kg.eval.dev_sets import DEV_SETS  # noqa: E402
 from kg.eval.evaluation import EvalPaper, load_eval_papers, stem_phrase  # noqa: E402
+from kg.eval.logistic import fit_logistic  # noqa: E402
 from kg.ingest.nlp import load_nlp  # noqa: E402
 
 L2 = 1.0
@@ -72,22 +73,7 @@ def collect(papers: list[EvalPaper]) -> Rows:
 
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Standardised L2 logistic regression by Newton's method: (mean, scale, weights, bias)."""
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale == 0] = 1.0
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    w = np.zeros(z.shape[1])
-    reg = np.full(z.shape[1], L2)
-    reg[-1] = 0.0
-    for _ in range(25):
-        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
-        grad = z.T @ (p - y) + reg * w
-        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(reg)
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-6:
-            break
-    return mean, scale, w[:-1], float(w[-1])
+    return fit_logistic(x, y, l2=L2, iterations=25, tolerance=1e-6)
 
 
 def f1_at_10(rows: Rows, order: list[np.ndarray]) -> float:
