@@ -40,13 +40,14 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from itertools import repeat
 
 import numpy as np
 import numpy.typing as npt
 
 from kg.stores import warm
-from kg.stores.protocol import CLOSURE_LIMIT, Page, PaperOrder
+from kg.stores.protocol import CLOSURE_LIMIT, Page, PaperOrder, PaperQuery
 
 # A link's kind: which queries it counts for (each store's row reader gives it).
 CLIMBS = 1  # INTRODUCES, or about = 1: counts for the concept and every concept above it
@@ -240,3 +241,20 @@ class ClosurePagesCache:
         """The lists at ``version``; ``None`` while it is not yet warm, while they are built (by
         another thread), or when ``build`` gave none."""
         return self._slot.get(version, build)
+
+
+_NO_CONDITIONS = PaperQuery()
+
+
+def held_concepts(query: PaperQuery) -> tuple[str, ...] | None:
+    """``query``'s concepts when held lists can answer it: a concept's papers (its closure or
+    itself, about links only) by relevance or newest first, with nothing else asked; else
+    ``None`` (both stores ask this before they look for the lists)."""
+    if (
+        query.concepts is None
+        or not query.about_only
+        or query.sort not in ("RELEVANCE", "NEWEST")
+        or replace(query, concepts=None, narrower=(), order=None, about_only=False) != _NO_CONDITIONS
+    ):
+        return None
+    return query.concepts

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import neo4j
@@ -23,6 +22,7 @@ from kg.core.errors import GraphStoreError
 from kg.core.ids import fold
 from kg.core.names import query_loose_key
 from kg.core.provisional import row_concept
+from kg.stores.held import closure_pages
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
@@ -89,9 +89,6 @@ def choose_driver(query: PaperQuery, sizes: Callable[[], dict[str, int]]) -> str
         return present[0]
     found = sizes()
     return min(present, key=lambda c: (found.get(c, 0), present.index(c)))
-
-
-_NO_CONDITIONS = PaperQuery()
 
 
 class Neo4jReads(Neo4jHeld):
@@ -224,17 +221,13 @@ class Neo4jReads(Neo4jHeld):
         """The page from the version's concept lists (:mod:`kg.stores.held.closure_pages`)
         when ``query`` is a concept's papers with nothing else asked, by relevance or newest
         first, and the version is warm; else ``None`` (the statements answer)."""
-        if (
-            query.concepts is None
-            or not query.about_only
-            or query.sort not in ("RELEVANCE", "NEWEST")
-            or replace(query, concepts=None, narrower=(), order=None, about_only=False) != _NO_CONDITIONS
-        ):
+        concepts = closure_pages.held_concepts(query)
+        if concepts is None:
             return None
         held = self._held_pages()
         if held is None:
             return None
-        return held.pages.page(query.concepts, query.narrower, query.sort, offset, limit)
+        return held.pages.page(concepts, query.narrower, query.sort, offset, limit)
 
     def paper_count(self, query: PaperQuery) -> int:
         effective = self._text(query)

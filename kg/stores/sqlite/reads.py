@@ -262,9 +262,6 @@ def _any(words: list[str]) -> str:
 
 
 # A query with no condition (what a concept's page adds nothing to: see SQLiteReads._held_page).
-_NO_CONDITIONS = PaperQuery()
-
-
 class SQLiteReads:
     """Read methods over ``self._conn``; :class:`kg.stores.sqlite.store.SQLiteStore` adds writes."""
 
@@ -780,13 +777,8 @@ class SQLiteReads:
         """The page from the version's concept lists (:mod:`kg.stores.held.closure_pages`)
         when ``query`` is a concept's papers with nothing else asked, by relevance or newest
         first, and the version is warm; else ``None`` (the statements answer)."""
-        if (
-            query.concepts is None
-            or not query.about_only
-            or query.sort not in ("RELEVANCE", "NEWEST")
-            or offset < 0
-            or replace(query, concepts=None, narrower=(), order=None, about_only=False) != _NO_CONDITIONS
-        ):
+        concepts = closure_pages.held_concepts(query)
+        if concepts is None or offset < 0:
             return None
         cache: closure_pages.ClosurePagesCache | None = getattr(self, "_closure_pages_cache", None)
         if cache is None:
@@ -805,7 +797,7 @@ class SQLiteReads:
         pages = cache.get(version, build)
         if pages is None:
             return None
-        return pages.page(query.concepts, query.narrower, query.sort, offset, limit)
+        return pages.page(concepts, query.narrower, query.sort, offset, limit)
 
     def _relevant_papers(
         self, query: PaperQuery, others: list[tuple[str, list[Any]]], offset: int, limit: int
