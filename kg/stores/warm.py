@@ -97,3 +97,31 @@ class WarmSlot(Generic[V]):
         with self._lock:
             held = self._held.get(key)
             return held[1] if held is not None and held[0] == version else None
+
+
+T = TypeVar("T")
+_ATTACH = threading.Lock()
+
+
+def attached(owner: object, name: str, make: Callable[[], T]) -> T:
+    """``owner``'s attribute ``name``, made by ``make`` at its first use, once (the stores'
+    read mixins keep their per-store caches and slots this way, having no ``__init__``).
+
+    Why a lock: two requests' threads asking first at once each made one, and the second
+    replaced the first, so a structure the first had built (seconds at 100k papers, such as the
+    Neo4j store's at start) was thrown away and built again.
+
+    >>> class Store: ...
+    >>> store = Store()
+    >>> attached(store, "_slot", dict) is attached(store, "_slot", list)
+    True
+    """
+    found = getattr(owner, name, None)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    with _ATTACH:
+        found = getattr(owner, name, None)
+        if found is None:
+            found = make()
+            setattr(owner, name, found)
+        return found

@@ -4,6 +4,7 @@ other threads answered (with ``None``: their statements) while it builds."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from kg.stores.held.closure_pages import ClosurePages, ClosurePagesCache
 from kg.stores.held.heavy_ties import HeavyTies, HeavyTiesCache
 from kg.stores.protocol import PaperQuery
 from kg.stores.sqlite import SQLiteStore
-from kg.stores.warm import WarmSlot
+from kg.stores.warm import WarmSlot, attached
 
 
 def test_a_second_thread_is_answered_while_the_build_runs() -> None:
@@ -191,3 +192,42 @@ def test_a_page_read_while_the_lists_build_comes_from_the_statements(
     conn.set_trace_callback(None)
     assert read_meanwhile > 0 and not any("rels" in sql for sql in seen)  # then the held lists
     assert cache._slot.held(store.version()) is not None
+
+
+def _ask_at_once(threads: int) -> tuple[list[WarmSlot[int]], list[WarmSlot[int]]]:
+    """What ``threads`` threads released together get from ``attached`` on one new owner, and
+    how many slots were made."""
+
+    class Store:
+        pass
+
+    store = Store()
+    start = threading.Barrier(threads)
+    made: list[WarmSlot[int]] = []
+    got: list[WarmSlot[int]] = []
+
+    def make() -> WarmSlot[int]:
+        time.sleep(0.01)  # making takes a moment (the GIL passes on): others ask meanwhile
+        slot: WarmSlot[int] = WarmSlot()
+        made.append(slot)
+        return slot
+
+    def ask() -> None:
+        start.wait(timeout=10)
+        got.append(attached(store, "_slot", make))
+
+    running = [threading.Thread(target=ask) for _ in range(threads)]
+    for t in running:
+        t.start()
+    for t in running:
+        t.join(timeout=10)
+    return made, got
+
+
+def test_a_store_attribute_is_made_once_by_threads_asking_at_once() -> None:
+    """The stores' read mixins make their caches and slots at first use; threads asking first at
+    the same moment all get the one made (before, the last one's replaced the others', and a
+    structure built into a replaced slot was thrown away)."""
+    for _ in range(5):
+        made, got = _ask_at_once(8)
+        assert len(made) == 1 and len(got) == 8 and all(g is made[0] for g in got)

@@ -161,6 +161,8 @@ class Neo4jHeld:
     """The structures of the store version last asked for, built once it is warm (mixin of
     :class:`kg.stores.neo4j.store.Neo4jStore`; :class:`kg.stores.warm.WarmSlot`)."""
 
+    _held_slot: warm.WarmSlot[Any]  # made at first use (kg.stores.warm.attached)
+
     if TYPE_CHECKING:  # provided by Neo4jStore
 
         def _errors(self) -> AbstractContextManager[None]: ...
@@ -170,10 +172,8 @@ class Neo4jHeld:
         def version(self) -> int: ...
 
     def _warm_slot(self) -> warm.WarmSlot[Any]:
-        slot: warm.WarmSlot[Any] | None = getattr(self, "_held_slot", None)
-        if slot is None:  # built on a thread of its own: the seconds of a build delay no request
-            slot = warm.WarmSlot(background=True)
-            self._held_slot = slot
+        # built on a thread of its own: the seconds of a build delay no request
+        slot: warm.WarmSlot[Any] = warm.attached(self, "_held_slot", lambda: warm.WarmSlot(background=True))
         return slot
 
     def _held(

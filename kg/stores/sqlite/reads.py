@@ -64,7 +64,7 @@ from kg.stores.sqlite import (
     vectors,
     word_rows,
 )
-from kg.stores.warm import WarmSlot
+from kg.stores.warm import WarmSlot, attached
 
 T = TypeVar("T")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
@@ -267,6 +267,12 @@ class SQLiteReads:
 
     _conn: sqlite3.Connection
     _lock: threading.RLock
+    # per-store caches and slots, made at first use (kg.stores.warm.attached)
+    _vector_cache: vectors.VectorCache
+    _hierarchy_cache: hierarchy.HierarchyCache
+    _closure_pages_cache: closure_pages.ClosurePagesCache
+    _heavy_ties_cache: heavy_ties.HeavyTiesCache
+    _coauthor_ties_slot: WarmSlot[coauthor_ties.CoauthorTies]
 
     def _errors(self) -> AbstractContextManager[None]:  # implemented by the store
         raise NotImplementedError
@@ -470,9 +476,7 @@ class SQLiteReads:
     ) -> list[tuple[str, float]]:
         """Papers by cosine to ``vector``, best first: a scan of the version's cached matrix
         (``approximate``: of its first pass's candidates, :class:`kg.stores.nearest.FirstPass`)."""
-        cache: vectors.VectorCache | None = getattr(self, "_vector_cache", None)
-        if cache is None:
-            cache = self._vector_cache = vectors.VectorCache()
+        cache = attached(self, "_vector_cache", vectors.VectorCache)
         version = self.version()
 
         def read() -> Matrix:
@@ -599,9 +603,7 @@ class SQLiteReads:
     def _hierarchy(self) -> hierarchy.Hierarchy | None:
         """The version's concept hierarchy (:mod:`kg.stores.held.hierarchy`), ``None`` for a
         store without its index (the recursive statement answers then)."""
-        cache: hierarchy.HierarchyCache | None = getattr(self, "_hierarchy_cache", None)
-        if cache is None:
-            cache = self._hierarchy_cache = hierarchy.HierarchyCache()
+        cache = attached(self, "_hierarchy_cache", hierarchy.HierarchyCache)
         version = self.version()
 
         def read() -> hierarchy.Hierarchy | None:
@@ -780,9 +782,7 @@ class SQLiteReads:
         concepts = closure_pages.held_concepts(query)
         if concepts is None or offset < 0:
             return None
-        cache: closure_pages.ClosurePagesCache | None = getattr(self, "_closure_pages_cache", None)
-        if cache is None:
-            cache = self._closure_pages_cache = closure_pages.ClosurePagesCache()
+        cache = attached(self, "_closure_pages_cache", closure_pages.ClosurePagesCache)
         version = self.version()
 
         def build() -> closure_pages.ClosurePages | None:
@@ -998,9 +998,7 @@ class SQLiteReads:
     def _heavy_ties(self, pair: PairType) -> heavy_ties.HeavyTies | None:
         """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.held.heavy_ties`),
         ``None`` until the version is warm (:class:`~kg.stores.held.heavy_ties.HeavyTiesCache`)."""
-        cache: heavy_ties.HeavyTiesCache | None = getattr(self, "_heavy_ties_cache", None)
-        if cache is None:
-            cache = self._heavy_ties_cache = heavy_ties.HeavyTiesCache()
+        cache = attached(self, "_heavy_ties_cache", heavy_ties.HeavyTiesCache)
         version = self.version()
 
         def read() -> heavy_ties.HeavyTies:
@@ -1012,10 +1010,7 @@ class SQLiteReads:
     def _coauthor_ties(self) -> coauthor_ties.CoauthorTies | None:
         """The version's co-author ties, every weight (:mod:`kg.stores.held.coauthor_ties`),
         ``None`` until the version is warm or while they are read (:class:`kg.stores.warm.WarmSlot`)."""
-        slot: WarmSlot[coauthor_ties.CoauthorTies] | None = getattr(self, "_coauthor_ties_slot", None)
-        if slot is None:
-            slot = WarmSlot()
-            self._coauthor_ties_slot = slot
+        slot: WarmSlot[coauthor_ties.CoauthorTies] = attached(self, "_coauthor_ties_slot", WarmSlot)
         version = self.version()
 
         def read() -> coauthor_ties.CoauthorTies | None:
