@@ -187,8 +187,9 @@ def model_from_json(
         return None
 
     def floats(name: str) -> tuple[float, ...]:
-        values = data[name]
-        assert isinstance(values, list)
+        values = data.get(name)
+        if not isinstance(values, list) or not all(isinstance(v, int | float) for v in values):
+            raise ExtractionError(f"about model: {name} is not a list of numbers")
         return tuple(float(v) for v in values)
 
     def number(name: str, default: float | None = None) -> float:

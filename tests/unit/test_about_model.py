@@ -12,6 +12,7 @@ import pytest
 from api.concept_eval import SchemaReader, concept_papers
 from extractors.concepts.about_model import ABOUT_FEATURES, AboutModel, about_model_of, load_about_model
 from kg.core.config import Settings
+from kg.core.errors import ExtractionError
 from kg.core.models import PaperRecord, RawPaper
 from kg.ingest.pipeline import Pipeline
 from kg.stores.sqlite import SQLiteStore
@@ -148,3 +149,14 @@ def test_the_shipped_model_decides_a_known_pair_through_the_api(tmp_path: Path, 
             assert concept_papers(reader, "knowledge distillation") == set()
         finally:
             store.close()
+
+
+def test_a_damaged_model_file_is_one_clear_error(tmp_path: Path) -> None:
+    """A model file whose numbers are not numbers stops extraction with a line naming the field,
+    not an assertion or a TypeError deep in the decision."""
+    path = model_file(tmp_path / "m.json", salience_weight=1.0, bias=0.0, threshold=0.5)
+    data = json.loads(path.read_text())
+    data["weights"] = "not numbers"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ExtractionError, match="weights is not a list of numbers"):
+        load_about_model(path)
