@@ -13,7 +13,7 @@ import re
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
@@ -67,6 +67,7 @@ from kg.stores.sqlite import (
 from kg.stores.warm import WarmSlot, attached
 
 T = TypeVar("T")
+V = TypeVar("V")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
 TEXT_LIMIT = 1000  # full-text hits considered by a text filter
 # Rows a search reads per page row to see past score ties at the cut (SQLiteReads._ranked).
@@ -261,6 +262,15 @@ def _any(words: list[str]) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
+def _read_closure_pages(c: sqlite3.Connection) -> closure_pages.ClosurePages | None:
+    """The concept pages' lists with the hierarchy they need, both from ``c`` (one snapshot);
+    ``None`` for a store without the hierarchy's index (the statements answer then)."""
+    held = held_rows.hierarchy(c)
+    if held is None:
+        return None
+    return held_rows.closure_pages(c, held.closures(closure_pages.HELD_CLOSURE - 1))
+
+
 # A query with no condition (what a concept's page adds nothing to: see SQLiteReads._held_page).
 class SQLiteReads:
     """Read methods over ``self._conn``; :class:`kg.stores.sqlite.store.SQLiteStore` adds writes."""
@@ -273,8 +283,16 @@ class SQLiteReads:
     _closure_pages_cache: closure_pages.ClosurePagesCache
     _heavy_ties_cache: heavy_ties.HeavyTiesCache
     _coauthor_ties_slot: WarmSlot[coauthor_ties.CoauthorTies]
+    # Whether the held structures are built on a thread of their own (the store's choice: a
+    # file's, each with a read connection of its own; the in-memory store has one connection).
+    background_builds = False
 
     def _errors(self) -> AbstractContextManager[None]:  # implemented by the store
+        raise NotImplementedError
+
+    def _built(self, version: int, read: Callable[[sqlite3.Connection], V | None]) -> V | None:
+        """``read``'s structure from one snapshot of the store at ``version`` (``None`` if the
+        store is at another one); implemented by the store."""
         raise NotImplementedError
 
     def _reader(self) -> sqlite3.Connection:  # implemented by the store
@@ -481,7 +499,7 @@ class SQLiteReads:
 
         def read() -> Matrix:
             with self._errors():
-                return vectors.read_matrix(self._reader())
+                return vectors.read_matrix(self._reader(), self.background_builds)
 
         return cache.get(version, read).nearest(vector, limit, exclude, approximate)
 
@@ -782,19 +800,9 @@ class SQLiteReads:
         concepts = closure_pages.held_concepts(query)
         if concepts is None or offset < 0:
             return None
-        cache = attached(self, "_closure_pages_cache", closure_pages.ClosurePagesCache)
+        cache = self._closure_pages()
         version = self.version()
-
-        def build() -> closure_pages.ClosurePages | None:
-            held = self._hierarchy()
-            if held is None:  # no hierarchy index: closures come from the recursive statement
-                return None
-            closures = held.closures(closure_pages.HELD_CLOSURE - 1)
-            with self._errors():
-                pages = held_rows.closure_pages(self._reader(), closures)
-            return pages if self.version() == version else None  # a write came in meanwhile
-
-        pages = cache.get(version, build)
+        pages = cache.get(version, lambda: self._built(version, _read_closure_pages))
         if pages is None:
             return None
         return pages.page(concepts, query.narrower, query.sort, offset, limit)
@@ -998,28 +1006,52 @@ class SQLiteReads:
     def _heavy_ties(self, pair: PairType) -> heavy_ties.HeavyTies | None:
         """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.held.heavy_ties`),
         ``None`` until the version is warm (:class:`~kg.stores.held.heavy_ties.HeavyTiesCache`)."""
-        cache = attached(self, "_heavy_ties_cache", heavy_ties.HeavyTiesCache)
         version = self.version()
-
-        def read() -> heavy_ties.HeavyTies:
-            with self._errors():
-                return held_rows.heavy_ties(self._reader(), pair)
-
-        return cache.get(version, pair, read)
+        return self._heavy_ties_cache_().get(
+            version, pair, lambda: self._built(version, lambda c: held_rows.heavy_ties(c, pair))
+        )
 
     def _coauthor_ties(self) -> coauthor_ties.CoauthorTies | None:
         """The version's co-author ties, every weight (:mod:`kg.stores.held.coauthor_ties`),
         ``None`` until the version is warm or while they are read (:class:`kg.stores.warm.WarmSlot`)."""
-        slot: WarmSlot[coauthor_ties.CoauthorTies] = attached(self, "_coauthor_ties_slot", WarmSlot)
         version = self.version()
+        return self._coauthor_slot().get(version, lambda: self._built(version, held_rows.coauthor_ties))
 
-        def read() -> coauthor_ties.CoauthorTies | None:
-            starts = self._pair_starts("COAUTHOR")
-            with self._errors():
-                ties = held_rows.coauthor_ties(self._reader(), starts)
-            return ties if self.version() == version else None  # a write came in meanwhile
+    # The held structures' caches, made at first use (kg.stores.warm.attached), built in the
+    # background when the store says so (background_builds).
+    def _closure_pages(self) -> closure_pages.ClosurePagesCache:
+        background = self.background_builds
+        return attached(
+            self, "_closure_pages_cache", lambda: closure_pages.ClosurePagesCache(background=background)
+        )
 
-        return slot.get(version, read)
+    def _heavy_ties_cache_(self) -> heavy_ties.HeavyTiesCache:
+        return attached(
+            self, "_heavy_ties_cache", lambda: heavy_ties.HeavyTiesCache(background=self.background_builds)
+        )
+
+    def _coauthor_slot(self) -> WarmSlot[coauthor_ties.CoauthorTies]:
+        return attached(self, "_coauthor_ties_slot", lambda: WarmSlot(background=self.background_builds))
+
+    def wait_builds(self, timeout: float | None = None) -> bool:
+        """Block until no held structure is being built (a test or a benchmark that wants a
+        background build's result without sleeping); whether none is."""
+        matrix = getattr(self, "_vector_cache", None)
+        waits = [self._closure_pages().wait, self._heavy_ties_cache_().wait, self._coauthor_slot().wait]
+        if matrix is not None and matrix.held is not None:
+            waits.append(matrix.held.wait)
+        return all([wait(timeout) for wait in waits])
+
+    def hold_now(self) -> None:
+        """Build the current version's held structures now, on this thread (a server at start,
+        :meth:`kg.read.service.ReadService.warm`; a benchmark): the concept pages' lists, the
+        heavy concept ties and every co-author tie. Later versions warm as usual."""
+        version = self.version()
+        self._closure_pages().build_now(version, lambda: self._built(version, _read_closure_pages))
+        self._heavy_ties_cache_().build_now(
+            version, "CO_OCCURS", lambda: self._built(version, lambda c: held_rows.heavy_ties(c, "CO_OCCURS"))
+        )
+        self._coauthor_slot().build_now(version, lambda: self._built(version, held_rows.coauthor_ties))
 
     def _rowids(self, ids: Sequence[str]) -> dict[str, int]:
         """The rowids of the nodes of ``ids`` that exist."""
