@@ -1040,7 +1040,8 @@ class SQLiteReads:
         waits = [self._closure_pages().wait, self._heavy_ties_cache_().wait, self._coauthor_slot().wait]
         if matrix is not None and matrix.held is not None:
             waits.append(matrix.held.wait)
-        return all([wait(timeout) for wait in waits])
+        idle = [wait(timeout) for wait in waits]  # every one waited for, not the first busy one
+        return all(idle)
 
     def hold_now(self) -> None:
         """Build the current version's held structures now, on this thread (a server at start,
