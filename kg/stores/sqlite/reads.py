@@ -63,6 +63,7 @@ from kg.stores.sqlite import (
     totals,
     vectors,
     word_rows,
+    word_scores,
 )
 from kg.stores.warm import WarmSlot, attached
 
@@ -271,6 +272,10 @@ def _read_closure_pages(c: sqlite3.Connection) -> closure_pages.ClosurePages | N
     return held_rows.closure_pages(c, held.closures(closure_pages.HELD_CLOSURE - 1))
 
 
+# FTS5 column weights, in the index's column order (title, abstract, name, aliases).
+_BOOSTS = (FIELD_BOOST["title"], FIELD_BOOST["abstract"], FIELD_BOOST["name"], FIELD_BOOST["aliases"])
+
+
 # A query with no condition (what a concept's page adds nothing to: see SQLiteReads._held_page).
 class SQLiteReads:
     """Read methods over ``self._conn``; :class:`kg.stores.sqlite.store.SQLiteStore` adds writes."""
@@ -283,6 +288,7 @@ class SQLiteReads:
     _closure_pages_cache: closure_pages.ClosurePagesCache
     _heavy_ties_cache: heavy_ties.HeavyTiesCache
     _coauthor_ties_slot: WarmSlot[coauthor_ties.CoauthorTies]
+    _word_scores_slot: WarmSlot[word_scores.WordScores]
     # Whether the held structures are built on a thread of their own (the store's choice: a
     # file's, each with a read connection of its own; the in-memory store has one connection).
     background_builds = False
@@ -413,6 +419,10 @@ class SQLiteReads:
         if q is None or limit <= 0:
             return []
         phrases, words = search_terms(text)
+        if not phrases:
+            held = self._held_search(words, limit, every_word)
+            if held is not None:
+                return held
         if every_word or phrases or len(words) < 2:
             return self._ranked([q], limit)
         # Any word: the rows holding a rarer word, ranked by all the words, and the commoner
@@ -429,6 +439,46 @@ class SQLiteReads:
             if len(hits) >= limit:
                 break
         return hits
+
+    def _held_search(self, words: list[str], limit: int, every_word: bool) -> list[SearchHit] | None:
+        """:meth:`search`'s page from the version's held word scores
+        (:mod:`kg.stores.sqlite.word_scores`): the same rows, order and scores as the statements
+        give, without FTS5 scoring every matching row. ``None`` while the version is not warm
+        or a write came in (the statements answer)."""
+        held = self._word_scores()
+        if held is None:
+            return None
+        with self._errors():
+            conn = self._reader()
+            if every_word or len(words) < 2:
+                found = held.every_word(conn, words)
+                return None if found is None else self._hits(word_scores.best(*found, limit), limit)
+            lists = held.postings(conn, words)
+            if lists is None:
+                return None
+        # the statements' any-word rule (search above), on the held rows
+        rows = {w: len(lists[w][0]) for w in words}
+        hits: list[SearchHit] = []
+        for rare, common in rarer_first(words, rows, text_index.RARE_ROWS):
+            hits = self._hits(word_scores.best(*held.any_word(lists, rare + common, rare), limit), limit)
+            if len(hits) >= limit or not common:
+                break
+        return hits
+
+    def _word_scores(self) -> word_scores.WordScores | None:
+        """The version's held word scores, ``None`` until it has been searched
+        :data:`~kg.stores.sqlite.word_scores.WARM_SEARCHES` times or while they are read (in the
+        background, from one snapshot: :meth:`_built`)."""
+        version = self.version()
+        return self._word_scores_slot_().get(
+            version, lambda: self._built(version, lambda c: word_scores.WordScores.read(c, version, _BOOSTS))
+        )
+
+    def _word_scores_slot_(self) -> WarmSlot[word_scores.WordScores]:
+        background = self.background_builds
+        return attached(
+            self, "_word_scores_slot", lambda: WarmSlot(word_scores.WARM_SEARCHES, background=background)
+        )
 
     def _word_rows(self) -> word_rows.WordRows:
         held: word_rows.WordRows | None = getattr(self, "_held_word_rows", None)
@@ -448,8 +498,7 @@ class SQLiteReads:
         ids come with the page's nodes. (The joined query did that before: 15-20 ms for a text
         whose tied rows are many, such as "recombined" copies or concepts named alike.)
         """
-        b = FIELD_BOOST
-        boosts = (b["title"], b["abstract"], b["name"], b["aliases"])
+        boosts = _BOOSTS
         fetch = TIE_ROOM * limit + 1
         pending = list(queries)
         top: dict[str, list[tuple[int, float]]] = {}
@@ -467,6 +516,11 @@ class SQLiteReads:
             # a query cut at ``fetch`` rows whose last one ties the page's last may hold more
             pending = [q for q, rows in top.items() if len(rows) == fetch and rows[-1][1] == cut]
             fetch *= TIE_ROOM
+        return self._hits(ranked, limit)
+
+    def _hits(self, ranked: list[tuple[int, float]], limit: int) -> list[SearchHit]:
+        """The page of ``ranked`` (``(rowid, score)`` rows, every row tying the page's last one
+        among them), ties at the cut decided by the rows' ids, as nodes."""
         if len(ranked) > limit:
             cut = ranked[limit - 1][1]
             ranked = [r for r in ranked if r[1] >= cut]
@@ -1037,7 +1091,12 @@ class SQLiteReads:
         """Block until no held structure is being built (a test or a benchmark that wants a
         background build's result without sleeping); whether none is."""
         matrix = getattr(self, "_vector_cache", None)
-        waits = [self._closure_pages().wait, self._heavy_ties_cache_().wait, self._coauthor_slot().wait]
+        waits = [
+            self._closure_pages().wait,
+            self._heavy_ties_cache_().wait,
+            self._coauthor_slot().wait,
+            self._word_scores_slot_().wait,
+        ]
         if matrix is not None and matrix.held is not None:
             waits.append(matrix.held.wait)
         idle = [wait(timeout) for wait in waits]  # every one waited for, not the first busy one
