@@ -37,6 +37,8 @@ from bench.api_latency import pick_parameters  # noqa: E402
 from kg.read.service import ReadService  # noqa: E402
 from kg.stores.sqlite import SQLiteStore  # noqa: E402
 
+WARM_TEXTS = 30  # search texts that warm the process before any is timed
+
 
 def _rss_mib() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -136,21 +138,29 @@ def _search(store_dir: Path, texts: list[str]) -> None:
         return
     store = SQLiteStore(store_dir)
     service = ReadService(store)
-    service.search("warm up text", 20)
     version = store.version()
 
-    def latencies(batch: list[str]) -> str:
+    def latencies(batch: list[str]) -> list[float]:
         ms = []
         for text in batch:
             start = time.perf_counter()
             service.search(text, 20)
             ms.append((time.perf_counter() - start) * 1000)
-        ms.sort()
+        return ms
+
+    def summary(ms: list[float]) -> str:
+        ms = sorted(ms)
         p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
         return f"p50 {statistics.median(ms):.1f} / p95 {p95:.1f} / max {ms[-1]:.1f} ms ({len(ms)} texts)"
 
-    third = len(texts) // 3
-    print(f"search, no build running: {latencies(texts[:third])}")
+    # warm: the matrix, its first pass and this thread's reader (not the word scores)
+    latencies(texts[:WARM_TEXTS])
+    store.wait_builds(600)
+    block = (len(texts) - WARM_TEXTS) // 3
+    plain, during_texts, after = (
+        texts[WARM_TEXTS + i * block : WARM_TEXTS + (i + 1) * block] for i in range(3)
+    )
+    print(f"search, no build running: {summary(latencies(plain))}")
     read_cpu: list[float] = []
     rss = _rss_mib()
 
@@ -165,11 +175,10 @@ def _search(store_dir: Path, texts: list[str]) -> None:
     thread = threading.Thread(target=build)
     start = time.perf_counter()
     thread.start()
-    during = []
-    batch = texts[third : 2 * third]
-    while thread.is_alive() and batch:
-        during.append(latencies(batch[:10]))
-        batch = batch[10:]
+    during: list[float] = []
+    while thread.is_alive() and during_texts:
+        during += latencies(during_texts[:5])
+        during_texts = during_texts[5:]
     thread.join()
     wall = (time.perf_counter() - start) * 1000
     held = store._word_scores_slot.held(version)
@@ -179,8 +188,8 @@ def _search(store_dir: Path, texts: list[str]) -> None:
         f"{0 if held is None else len(held.words)} words, {words} (word, row) pairs, "
         f"RSS +{_rss_mib() - rss:.0f} MiB"
     )
-    print("search during the build, per 10 texts: " + "; ".join(during))
-    print(f"search, word scores held: {latencies(texts[2 * third :])}")
+    print(f"search during the build: {summary(during)}")
+    print(f"search, word scores held: {summary(latencies(after))}")
     store.close()
 
 
@@ -189,7 +198,7 @@ def main() -> int:
     parser.add_argument("store", type=Path)
     parser.add_argument("--asks", type=int, default=6)
     parser.add_argument("--held", type=int, default=3)
-    parser.add_argument("--texts", type=int, default=150)
+    parser.add_argument("--texts", type=int, default=1500)
     parser.add_argument("--only", nargs="*", default=["asks", "builds", "search"])
     args = parser.parse_args()
     if "asks" in args.only:

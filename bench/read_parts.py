@@ -288,6 +288,9 @@ def words(store: SQLiteStore, texts: list[str], title_files: list[Path], block: 
             f"texts {b}-{b + len(spent) - 1}: word side mean {statistics.mean(spent):.2f} / median "
             f"{statistics.median(spent):.2f} / max {max(spent):.1f} ms a text"
         )
+        start = _cpu()
+        if getattr(store, "wait_builds", None) is not None and store.wait_builds(600):
+            print(f"  builds running in the background waited for: {_cpu() - start:.0f} ms of CPU")
     titles = [
         str(json.loads(line)["title"])
         for f in title_files

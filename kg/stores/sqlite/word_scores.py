@@ -19,7 +19,8 @@ more than the statements they replaced (bench/README.md, "the word side from a h
 a version's commonest words (:data:`HELD_SHARE` of its rows or more: 1,022 words, 7.3M (word,
 row) pairs, 83 MiB at 100k papers) are read once the version has been searched
 :data:`WARM_SEARCHES` times (:class:`kg.stores.warm.WarmSlot`): 10-13 s of CPU at 100k papers,
-outside the asking request's time limit. The others, in fewer rows, are read when first asked
+on a thread of its own from one snapshot (the SQLite store's ``_built``), the searches meanwhile
+answered by the statements. The others, in fewer rows, are read when first asked
 and kept while the version lasts (bounded: :data:`LAZY_ENTRIES`). A word is read with the
 version checked before and after: one read across a write is not kept, and the caller's
 statements answer instead.
@@ -52,10 +53,13 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-# Searches of one store version before its commonest words are read (kg.stores.warm.WarmSlot):
-# the read (10-13 s of CPU at 100k papers) saves 3-5 ms a search, so it pays after a few
-# thousand searches of one version, never within the few hundred of bench/api_latency.py.
-WARM_SEARCHES = 2000
+# Searches (``search`` calls without a phrase: 1.4 a ReadService.search) of one store version
+# before its commonest words are read, on a thread of their own (kg.stores.warm.WarmSlot): the
+# read costs 10.4-11.7 s of CPU at 100k papers and saves ~2.7 ms a call (bench/README.md,
+# "SQLite: held structures built in the background"), so it pays for itself after ~4,100 calls.
+# Read at that count (the ski rental's rule): a version searched fewer times never pays it, one
+# searched more pays at most twice what knowing its future would have (the read, then replaced).
+WARM_SEARCHES = 4000
 # Words in at least this share of the index's rows are read when a version is warm (1,876 rows
 # at 100k papers: 1,022 words, 7.3M of the index's 10.5M (word, row) pairs); the rest when asked.
 HELD_SHARE = 1 / 200
