@@ -172,6 +172,12 @@ class Matrix:
             return None
         return self._first_slot.get(0, lambda: FirstPass(self.unit))
 
+    def hold_first_pass(self) -> None:
+        """Build the first pass now, on this thread, if it would be built at all (a server's
+        start: the searches then never scan every row)."""
+        if len(self.ids) >= self._first_pass_rows:
+            self._first_slot.build_now(0, lambda: FirstPass(self.unit))
+
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the first pass is not being built (:meth:`kg.stores.warm.WarmSlot.wait`)."""
         return self._first_slot.wait(timeout)
