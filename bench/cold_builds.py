@@ -166,7 +166,7 @@ def _search(store_dir: Path, texts: list[str]) -> None:
 
     def build() -> None:
         start = time.thread_time()
-        store._word_scores_slot_().build_now(
+        store._words_slot().build_now(
             version,
             lambda: store._built(version, lambda c: word_scores.WordScores.read(c, version, reads._BOOSTS)),
         )

@@ -182,7 +182,7 @@ def test_hold_now_builds_every_structure_on_the_calling_thread(
     version = store.version()
     store.hold_now()
     assert store._closure_pages().build_now(version, _fails) is not None  # held: not built again
-    assert store._heavy_ties_cache_().build_now(version, "CO_OCCURS", _fails) is not None
+    assert store._heavy_cache().build_now(version, "CO_OCCURS", _fails) is not None
     assert store._coauthor_slot().held(version) is not None
     store.close()
 

@@ -470,11 +470,9 @@ class SQLiteReads:
         :data:`~kg.stores.sqlite.word_scores.WARM_SEARCHES` times or while they are read (in the
         background, from one snapshot: :meth:`_built`)."""
         version = self.version()
-        return self._word_scores_slot_().get(
-            version, lambda: self._built(version, self._read_word_scores(version))
-        )
+        return self._words_slot().get(version, lambda: self._built(version, self._read_word_scores(version)))
 
-    def _word_scores_slot_(self) -> WarmSlot[word_scores.WordScores]:
+    def _words_slot(self) -> WarmSlot[word_scores.WordScores]:
         background = self.background_builds
         return attached(
             self, "_word_scores_slot", lambda: WarmSlot(word_scores.WARM_SEARCHES, background=background)
@@ -1064,7 +1062,7 @@ class SQLiteReads:
         """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.held.heavy_ties`),
         ``None`` until the version is warm (:class:`~kg.stores.held.heavy_ties.HeavyTiesCache`)."""
         version = self.version()
-        return self._heavy_ties_cache_().get(
+        return self._heavy_cache().get(
             version, pair, lambda: self._built(version, lambda c: held_rows.heavy_ties(c, pair))
         )
 
@@ -1082,7 +1080,7 @@ class SQLiteReads:
             self, "_closure_pages_cache", lambda: closure_pages.ClosurePagesCache(background=background)
         )
 
-    def _heavy_ties_cache_(self) -> heavy_ties.HeavyTiesCache:
+    def _heavy_cache(self) -> heavy_ties.HeavyTiesCache:
         return attached(
             self, "_heavy_ties_cache", lambda: heavy_ties.HeavyTiesCache(background=self.background_builds)
         )
@@ -1095,9 +1093,7 @@ class SQLiteReads:
         :meth:`hold_now`: 10-12 s of CPU and ~80 MiB at 100k papers, paid back only after
         thousands of searches of one version, :data:`~kg.stores.sqlite.word_scores.WARM_SEARCHES`)."""
         version = self.version()
-        self._word_scores_slot_().build_now(
-            version, lambda: self._built(version, self._read_word_scores(version))
-        )
+        self._words_slot().build_now(version, lambda: self._built(version, self._read_word_scores(version)))
 
     @staticmethod
     def _read_word_scores(version: int) -> Callable[[sqlite3.Connection], word_scores.WordScores | None]:
@@ -1109,9 +1105,9 @@ class SQLiteReads:
         matrix = getattr(self, "_vector_cache", None)
         waits = [
             self._closure_pages().wait,
-            self._heavy_ties_cache_().wait,
+            self._heavy_cache().wait,
             self._coauthor_slot().wait,
-            self._word_scores_slot_().wait,
+            self._words_slot().wait,
         ]
         if matrix is not None and matrix.held is not None:
             waits.append(matrix.held.wait)
@@ -1126,7 +1122,7 @@ class SQLiteReads:
         background; search's word scores are not built here (:meth:`hold_search_words`)."""
         version = self.version()
         self._closure_pages().build_now(version, lambda: self._built(version, _read_closure_pages))
-        self._heavy_ties_cache_().build_now(
+        self._heavy_cache().build_now(
             version, "CO_OCCURS", lambda: self._built(version, lambda c: held_rows.heavy_ties(c, "CO_OCCURS"))
         )
         self._coauthor_slot().build_now(version, lambda: self._built(version, held_rows.coauthor_ties))
