@@ -731,11 +731,24 @@ def cpu_per_request(
     return out
 
 
+HOLD_WORDS = "BENCH_HOLD_WORDS"  # the server subprocess's --hold-words (not a KG_ setting)
+
+
 def serve(port: int, workers: int) -> int:
     """Run the API until terminated (the benchmark's server subprocess): what ``kg serve
     --workers N`` runs, settings from ``KG_*`` variables, caches warm before serving."""
     import uvicorn
 
+    if os.environ.get(HOLD_WORDS):  # --hold-words: search's word scores built at start too
+        from kg.stores.sqlite.reads import SQLiteReads
+
+        hold_now = SQLiteReads.hold_now
+
+        def hold_with_words(store: SQLiteReads) -> None:
+            hold_now(store)
+            store.hold_search_words()
+
+        SQLiteReads.hold_now = hold_with_words  # type: ignore[method-assign,assignment]
     uvicorn.run(
         "api.app:worker_app",
         factory=True,
@@ -796,11 +809,19 @@ def main() -> int:
     parser.add_argument(
         "--db-pid", type=int, help="with --cpu: also the CPU per request of this process (Neo4j's JVM)"
     )
+    parser.add_argument(
+        "--hold-words",
+        action="store_true",
+        help="SQLite, one worker: the server also builds search's word scores at start (held from the "
+        "first request; by default a version holds them once searched WARM_SEARCHES times)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         return serve(args.port, args.workers)
+    if args.hold_words:
+        os.environ[HOLD_WORDS] = "1"  # the server subprocesses inherit it
 
     queries = {name: QUERIES[name] for name in args.queries}
     pool = args.pool or args.requests

@@ -9,6 +9,8 @@ the texts and concepts are ``bench/api_latency.py``'s, drawn from the store)::
     python bench/read_parts.py compare BASE.json BRANCH.json
     python bench/read_parts.py parts STORE_DIR OUT.json [--pool 150]
     python bench/read_parts.py nearest STORE_DIR OUT.json [--pool 150] [--titles FILE.jsonl ...]
+    python bench/read_parts.py words STORE_DIR OUT.json [--pool 600] [--block 150] [--warm N]
+        [--titles FILE.jsonl ...]
 
 ``search``: each text through ``ReadService.search`` (20 hits), its answer (ids and scores as
 ``repr``) and the CPU of the word side (the store's ``search`` calls), then the same for the
@@ -27,6 +29,13 @@ the benchmark's texts and the first 250 titles of each ``--titles`` file (embedd
 many top 20s are the same (ids, order and scores), the recall, each differing text's missed
 hits, and the CPU a query of each; and, as ``similar`` would ask (40, the paper left out), for
 500 store papers' own vectors.
+``words``: the word side (the store's ``search`` calls as ``ReadService.search`` makes them: every
+word, then any word when the page is not full) of ``--pool`` new texts in blocks of ``--block``,
+one process and one store version, mean, median and max ms of CPU a text per block (the held
+word scores, :mod:`kg.stores.sqlite.word_scores`, are read in the first block, once the version
+has been searched ``--warm`` times: default the tree's own ``WARM_SEARCHES``); then the answers
+of those texts and of the first 250 titles of each ``--titles`` file: ``ReadService.search`` and
+the raw every-word and any-word pages, for ``compare``.
 ``pages``: concept pages (about only) of the benchmark's concepts and of 50 from rank 3,000 of
 the paper-count list, each with and without its narrower concepts, by relevance and newest
 first, at offsets 0, 20, 1,000, the last three and past the end (20 a page), as ``[total, ids]``;
@@ -266,6 +275,38 @@ def pages(store: SQLiteStore, ids: list[str]) -> dict[str, Any]:
     return {"pages": answers}
 
 
+def words(store: SQLiteStore, texts: list[str], title_files: list[Path], block: int) -> dict[str, Any]:
+    store.search("warm up text", 20, every_word=True)
+    for b in range(0, len(texts), block):
+        spent = []
+        for text in texts[b : b + block]:
+            start = _cpu()
+            if len(store.search(text, 20, every_word=True)) < 20 and len(search_terms(text)[1]) > 1:
+                store.search(text, 20)
+            spent.append(_cpu() - start)
+        print(
+            f"texts {b}-{b + len(spent) - 1}: word side mean {statistics.mean(spent):.2f} / median "
+            f"{statistics.median(spent):.2f} / max {max(spent):.1f} ms a text"
+        )
+        start = _cpu()
+        if getattr(store, "wait_builds", None) is not None and store.wait_builds(600):
+            print(f"  builds running in the background waited for: {_cpu() - start:.0f} ms of CPU")
+    titles = [
+        str(json.loads(line)["title"])
+        for f in title_files
+        for line in f.read_text(encoding="utf-8").splitlines()[:250]
+    ]
+    service = ReadService(store)
+    out: dict[str, Any] = {"search": {}, "every word": {}, "any word": {}}
+    for text in texts + titles:
+        out["search"][text] = [(h.node.id, repr(h.score)) for h in service.search(text, 20)]
+        out["every word"][text] = [
+            (h.node.id, repr(h.score)) for h in store.search(text, 20, every_word=True)
+        ]
+        out["any word"][text] = [(h.node.id, repr(h.score)) for h in store.search(text, 20)]
+    return out
+
+
 def compare(base: dict[str, Any], branch: dict[str, Any]) -> None:
     for part, answers in base.items():
         same = scores = changed = 0
@@ -286,12 +327,23 @@ def compare(base: dict[str, Any], branch: dict[str, Any]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["search", "graph", "pages", "compare", "parts", "nearest"])
+    parser.add_argument("what", choices=["search", "graph", "pages", "compare", "parts", "nearest", "words"])
     parser.add_argument("first", type=Path)
     parser.add_argument("second", type=Path)
     parser.add_argument("--pool", type=int, default=150)
     parser.add_argument("--titles", type=Path, nargs="*", default=[], help="jsonl files of dev papers")
+    parser.add_argument("--block", type=int, default=150, help="words: texts a block")
+    parser.add_argument(
+        "--warm", type=int, help="words: searches of a version before its word scores are read"
+    )
     args = parser.parse_args()
+    if args.warm is not None:
+        try:
+            from kg.stores.sqlite import word_scores
+        except ImportError:  # a tree from before the held word scores
+            pass
+        else:
+            word_scores.WARM_SEARCHES = args.warm
     if args.what == "compare":
         compare(json.loads(args.first.read_text()), json.loads(args.second.read_text()))
         return 0
@@ -301,6 +353,8 @@ def main() -> int:
         out = search(store, [p["text"] for p in measured["search"]])
     elif args.what == "nearest":
         out = nearest(store, [p["text"] for p in measured["search"]], args.titles)
+    elif args.what == "words":
+        out = words(store, [p["text"] for p in measured["search"]], args.titles, args.block)
     elif args.what == "parts":
         out = parts(store, [p["text"] for p in measured["search"]])
     elif args.what == "pages":

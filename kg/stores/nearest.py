@@ -97,13 +97,18 @@ class Matrix:
     """
 
     def __init__(
-        self, ids: list[str], rows: npt.NDArray[np.int8], first_pass_rows: int = FIRST_PASS_MIN_ROWS
+        self,
+        ids: list[str],
+        rows: npt.NDArray[np.int8],
+        first_pass_rows: int = FIRST_PASS_MIN_ROWS,
+        background: bool = False,
     ) -> None:
         self.ids = ids
         self._first_pass_rows = max(first_pass_rows, FIRST_PASS_CANDIDATES + 1)
         self.index = {pid: i for i, pid in enumerate(ids)}
         # one matrix per store version: its first pass is built once, at the warm ask
-        self._first_slot: WarmSlot[FirstPass] = WarmSlot(FIRST_PASS_WARM_ASKS)
+        # (``background``: built on a thread of its own, the warming search scanning every row)
+        self._first_slot: WarmSlot[FirstPass] = WarmSlot(FIRST_PASS_WARM_ASKS, background)
         self.unit = np.empty((len(ids), rows.shape[1] if rows.ndim == 2 else 0), dtype=np.float32)
         for start in range(0, len(ids), SCAN_ROWS):  # in blocks: no second full-size temporary
             block = rows[start : start + SCAN_ROWS].astype(np.float32)
@@ -166,6 +171,16 @@ class Matrix:
         if len(self.ids) < self._first_pass_rows or k > FIRST_PASS_CANDIDATES // 10:
             return None
         return self._first_slot.get(0, lambda: FirstPass(self.unit))
+
+    def hold_first_pass(self) -> None:
+        """Build the first pass now, on this thread, if it would be built at all (a server's
+        start: the searches then never scan every row)."""
+        if len(self.ids) >= self._first_pass_rows:
+            self._first_slot.build_now(0, lambda: FirstPass(self.unit))
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the first pass is not being built (:meth:`kg.stores.warm.WarmSlot.wait`)."""
+        return self._first_slot.wait(timeout)
 
     @property
     def first_pass(self) -> FirstPass | None:

@@ -49,6 +49,7 @@ class WarmSlot(Generic[V]):
         self._held: dict[Hashable, tuple[Hashable, V | None]] = {}
         self._asks: dict[Hashable, tuple[Hashable, int]] = {}  # key -> (version, asks of it)
         self._building: set[Hashable] = set()
+        self._idle = threading.Condition(self._lock)  # notified when a build ends
 
     def get(self, version: Hashable, build: Callable[[], V | None], key: Hashable = None) -> V | None:
         """The structure of ``key`` at ``version``; ``None`` while that version is not warm or
@@ -81,16 +82,24 @@ class WarmSlot(Generic[V]):
     def _build(self, version: Hashable, build: Callable[[], V | None], key: Hashable) -> V | None:
         try:
             value = build()
-        except Exception:
+        except BaseException:
+            with self._lock:
+                self._building.discard(key)
+                self._idle.notify_all()
             if self._background:  # nobody to tell: the next ask builds again
                 return None
             raise
-        finally:
-            with self._lock:
-                self._building.discard(key)
-        with self._lock:
+        with self._lock:  # kept and no longer building at once: wait() then finds it held
             self._held[key] = (version, value)
+            self._building.discard(key)
+            self._idle.notify_all()
         return value
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no build of this slot is running; whether none is (a test or a
+        benchmark that wants a background build's result: no sleeping and polling)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._building, timeout)
 
     def held(self, version: Hashable, key: Hashable = None) -> V | None:
         """The structure of ``key`` if one is held for ``version`` (not an ask: counts nothing)."""

@@ -239,6 +239,7 @@ def test_closures_walked_for_the_lists_are_the_closures(tmp_path: Path, seed_rec
     query = _queries(store, [concepts[0]])[0]
     for _ in range(WARM_ASKS):  # the lists are built: every closure walked at the held limit
         store.papers(query, 0, 5)
+    assert store.wait_builds(60)  # built on a thread of their own
     assert store._closure_pages_cache.get(store.version(), lambda: None) is not None
     assert {(cid, limit): store.narrower_closure(cid, limit) for cid, limit in walked} == walked
 

@@ -195,6 +195,7 @@ def test_co_author_ties_at_a_warm_version_read_no_ties_from_the_store(store: SQL
     nodes = sorted({t.source for t in ties} | {t.target for t in ties})
     for _ in range(heavy_ties.WARM_ASKS):
         store.pair_edges_among(nodes, "COAUTHOR", 1)
+    assert store.wait_builds(60)  # the ties are read on a thread of their own
     seen: list[str] = []
     conn = store._reader()
     conn.set_trace_callback(seen.append)

@@ -77,6 +77,28 @@ def test_a_background_build_answers_the_warming_ask_at_once() -> None:
     assert builders[0] != threading.current_thread().name
 
 
+def test_wait_returns_once_the_build_is_kept() -> None:
+    """``wait`` is how a test or a benchmark waits for a background build without polling: it
+    returns when no build runs, and a build it waited for is held by then (kept and no longer
+    building in one step); a failed one leaves nothing held."""
+    slot: WarmSlot[str] = WarmSlot(warm_asks=1, background=True)
+    release = threading.Event()
+
+    def build() -> str:
+        assert release.wait(10)
+        return "held"
+
+    assert slot.wait(0) and slot.get(7, build) is None
+    assert not slot.wait(0.01)  # the build is held back
+    release.set()
+    assert slot.wait(10) and slot.held(7) == "held"
+
+    def fails() -> str:
+        raise RuntimeError("the store went away")
+
+    assert slot.get(8, fails) is None and slot.wait(10) and slot.held(8) is None
+
+
 def test_asks_of_a_newer_version_during_a_build_count_and_build_after_it() -> None:
     slot: WarmSlot[int] = WarmSlot(warm_asks=2)
     started, release = threading.Event(), threading.Event()

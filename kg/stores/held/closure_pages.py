@@ -234,13 +234,21 @@ class ClosurePagesCache:
     store under ingest would otherwise build them at every version; the build, 2.2 s of CPU at
     100k, runs outside the lock, and other requests read by statement meanwhile)."""
 
-    def __init__(self, warm_asks: int = WARM_ASKS) -> None:
-        self._slot: warm.WarmSlot[ClosurePages] = warm.WarmSlot(warm_asks)
+    def __init__(self, warm_asks: int = WARM_ASKS, background: bool = False) -> None:
+        self._slot: warm.WarmSlot[ClosurePages] = warm.WarmSlot(warm_asks, background)
 
     def get(self, version: int, build: Callable[[], ClosurePages | None]) -> ClosurePages | None:
         """The lists at ``version``; ``None`` while it is not yet warm, while they are built (by
         another thread), or when ``build`` gave none."""
         return self._slot.get(version, build)
+
+    def build_now(self, version: int, build: Callable[[], ClosurePages | None]) -> ClosurePages | None:
+        """The lists at ``version``, built on this thread if not held (a server's start)."""
+        return self._slot.build_now(version, build)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no build is running (:meth:`kg.stores.warm.WarmSlot.wait`)."""
+        return self._slot.wait(timeout)
 
 
 _NO_CONDITIONS = PaperQuery()

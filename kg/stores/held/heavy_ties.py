@@ -101,12 +101,23 @@ class HeavyTiesCache:
     will be amortised and no other request waits for it.
     """
 
-    def __init__(self, warm_asks: int = WARM_ASKS) -> None:
-        self._slot: warm.WarmSlot[HeavyTies] = warm.WarmSlot(warm_asks)
+    def __init__(self, warm_asks: int = WARM_ASKS, background: bool = False) -> None:
+        self._slot: warm.WarmSlot[HeavyTies] = warm.WarmSlot(warm_asks, background)
 
-    def get(self, version: int, pair: PairType, read: Callable[[], HeavyTies]) -> HeavyTies | None:
-        """The ties of ``pair`` at ``version``; ``None`` while the version is not yet warm."""
+    def get(self, version: int, pair: PairType, read: Callable[[], HeavyTies | None]) -> HeavyTies | None:
+        """The ties of ``pair`` at ``version``; ``None`` while the version is not yet warm (or
+        ``read`` gave none: a write came in first)."""
         return self._slot.get(version, read, pair)
+
+    def build_now(
+        self, version: int, pair: PairType, read: Callable[[], HeavyTies | None]
+    ) -> HeavyTies | None:
+        """The ties of ``pair`` at ``version``, read on this thread if not held (a server's start)."""
+        return self._slot.build_now(version, read, pair)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no read is running (:meth:`kg.stores.warm.WarmSlot.wait`)."""
+        return self._slot.wait(timeout)
 
 
 def pair_edges(

@@ -58,10 +58,18 @@ def heavy_ties(c: sqlite3.Connection, pair: PairType) -> HeavyTies:
     return HeavyTies.from_rows(c.execute(_HEAVY_TIES, (pair,)))
 
 
-def coauthor_ties(c: sqlite3.Connection, starts: tuple[str, str] | None) -> CoauthorTies:
-    """Every co-author tie in the store ``c`` reads, keyed by rowid; ``starts``: the authors'
-    smallest and largest id (``None``: there are none)."""
-    return CoauthorTies.from_rows(c.execute(_COAUTHOR_TIES, starts) if starts is not None else [])
+def coauthor_ties(c: sqlite3.Connection) -> CoauthorTies:
+    """Every co-author tie in the store ``c`` reads, keyed by rowid (the ties start from the
+    authors' ids: their smallest and largest bound the walk of the primary key)."""
+    starts = c.execute("SELECT min(id), max(id) FROM nodes WHERE label = 'Author'").fetchone()
+    found = c.execute(_COAUTHOR_TIES, starts) if starts is not None and starts[0] is not None else []
+    return CoauthorTies.from_rows(found)
+
+
+def version(c: sqlite3.Connection) -> int:
+    """The store version ``c`` reads (in a build's read transaction: the snapshot's)."""
+    row = c.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    return int(row[0]) if row else 0
 
 
 def closure_pages(c: sqlite3.Connection, closures: Mapping[str, tuple[str, ...]]) -> ClosurePages:

@@ -13,7 +13,7 @@ import re
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
@@ -63,10 +63,12 @@ from kg.stores.sqlite import (
     totals,
     vectors,
     word_rows,
+    word_scores,
 )
 from kg.stores.warm import WarmSlot, attached
 
 T = TypeVar("T")
+V = TypeVar("V")
 CHUNK = 900  # SQLite's default limit is 32766 host parameters; stay well below for IN lists
 TEXT_LIMIT = 1000  # full-text hits considered by a text filter
 # Rows a search reads per page row to see past score ties at the cut (SQLiteReads._ranked).
@@ -261,6 +263,19 @@ def _any(words: list[str]) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
+def _read_closure_pages(c: sqlite3.Connection) -> closure_pages.ClosurePages | None:
+    """The concept pages' lists with the hierarchy they need, both from ``c`` (one snapshot);
+    ``None`` for a store without the hierarchy's index (the statements answer then)."""
+    held = held_rows.hierarchy(c)
+    if held is None:
+        return None
+    return held_rows.closure_pages(c, held.closures(closure_pages.HELD_CLOSURE - 1))
+
+
+# FTS5 column weights, in the index's column order (title, abstract, name, aliases).
+_BOOSTS = (FIELD_BOOST["title"], FIELD_BOOST["abstract"], FIELD_BOOST["name"], FIELD_BOOST["aliases"])
+
+
 # A query with no condition (what a concept's page adds nothing to: see SQLiteReads._held_page).
 class SQLiteReads:
     """Read methods over ``self._conn``; :class:`kg.stores.sqlite.store.SQLiteStore` adds writes."""
@@ -273,8 +288,17 @@ class SQLiteReads:
     _closure_pages_cache: closure_pages.ClosurePagesCache
     _heavy_ties_cache: heavy_ties.HeavyTiesCache
     _coauthor_ties_slot: WarmSlot[coauthor_ties.CoauthorTies]
+    _word_scores_slot: WarmSlot[word_scores.WordScores]
+    # Whether the held structures are built on a thread of their own (the store's choice: a
+    # file's, each with a read connection of its own; the in-memory store has one connection).
+    background_builds = False
 
     def _errors(self) -> AbstractContextManager[None]:  # implemented by the store
+        raise NotImplementedError
+
+    def _built(self, version: int, read: Callable[[sqlite3.Connection], V | None]) -> V | None:
+        """``read``'s structure from one snapshot of the store at ``version`` (``None`` if the
+        store is at another one); implemented by the store."""
         raise NotImplementedError
 
     def _reader(self) -> sqlite3.Connection:  # implemented by the store
@@ -395,6 +419,10 @@ class SQLiteReads:
         if q is None or limit <= 0:
             return []
         phrases, words = search_terms(text)
+        if not phrases:
+            held = self._held_search(words, limit, every_word)
+            if held is not None:
+                return held
         if every_word or phrases or len(words) < 2:
             return self._ranked([q], limit)
         # Any word: the rows holding a rarer word, ranked by all the words, and the commoner
@@ -411,6 +439,44 @@ class SQLiteReads:
             if len(hits) >= limit:
                 break
         return hits
+
+    def _held_search(self, words: list[str], limit: int, every_word: bool) -> list[SearchHit] | None:
+        """:meth:`search`'s page from the version's held word scores
+        (:mod:`kg.stores.sqlite.word_scores`): the same rows, order and scores as the statements
+        give, without FTS5 scoring every matching row. ``None`` while the version is not warm
+        or a write came in (the statements answer)."""
+        held = self._word_scores()
+        if held is None:
+            return None
+        with self._errors():
+            conn = self._reader()
+            if every_word or len(words) < 2:
+                found = held.every_word(conn, words)
+                return None if found is None else self._hits(word_scores.best(*found, limit), limit)
+            lists = held.postings(conn, words)
+            if lists is None:
+                return None
+        # the statements' any-word rule (search above), on the held rows
+        rows = {w: len(lists[w][0]) for w in words}
+        hits: list[SearchHit] = []
+        for rare, common in rarer_first(words, rows, text_index.RARE_ROWS):
+            hits = self._hits(word_scores.best(*held.any_word(lists, rare + common, rare), limit), limit)
+            if len(hits) >= limit or not common:
+                break
+        return hits
+
+    def _word_scores(self) -> word_scores.WordScores | None:
+        """The version's held word scores, ``None`` until it has been searched
+        :data:`~kg.stores.sqlite.word_scores.WARM_SEARCHES` times or while they are read (in the
+        background, from one snapshot: :meth:`_built`)."""
+        version = self.version()
+        return self._words_slot().get(version, lambda: self._built(version, self._read_word_scores(version)))
+
+    def _words_slot(self) -> WarmSlot[word_scores.WordScores]:
+        background = self.background_builds
+        return attached(
+            self, "_word_scores_slot", lambda: WarmSlot(word_scores.WARM_SEARCHES, background=background)
+        )
 
     def _word_rows(self) -> word_rows.WordRows:
         held: word_rows.WordRows | None = getattr(self, "_held_word_rows", None)
@@ -430,8 +496,7 @@ class SQLiteReads:
         ids come with the page's nodes. (The joined query did that before: 15-20 ms for a text
         whose tied rows are many, such as "recombined" copies or concepts named alike.)
         """
-        b = FIELD_BOOST
-        boosts = (b["title"], b["abstract"], b["name"], b["aliases"])
+        boosts = _BOOSTS
         fetch = TIE_ROOM * limit + 1
         pending = list(queries)
         top: dict[str, list[tuple[int, float]]] = {}
@@ -449,6 +514,11 @@ class SQLiteReads:
             # a query cut at ``fetch`` rows whose last one ties the page's last may hold more
             pending = [q for q, rows in top.items() if len(rows) == fetch and rows[-1][1] == cut]
             fetch *= TIE_ROOM
+        return self._hits(ranked, limit)
+
+    def _hits(self, ranked: list[tuple[int, float]], limit: int) -> list[SearchHit]:
+        """The page of ``ranked`` (``(rowid, score)`` rows, every row tying the page's last one
+        among them), ties at the cut decided by the rows' ids, as nodes."""
         if len(ranked) > limit:
             cut = ranked[limit - 1][1]
             ranked = [r for r in ranked if r[1] >= cut]
@@ -476,14 +546,17 @@ class SQLiteReads:
     ) -> list[tuple[str, float]]:
         """Papers by cosine to ``vector``, best first: a scan of the version's cached matrix
         (``approximate``: of its first pass's candidates, :class:`kg.stores.nearest.FirstPass`)."""
+        return self._matrix().nearest(vector, limit, exclude, approximate)
+
+    def _matrix(self) -> Matrix:
+        """The version's matrix of paper vectors (:class:`kg.stores.sqlite.vectors.VectorCache`)."""
         cache = attached(self, "_vector_cache", vectors.VectorCache)
-        version = self.version()
 
         def read() -> Matrix:
             with self._errors():
-                return vectors.read_matrix(self._reader())
+                return vectors.read_matrix(self._reader(), self.background_builds)
 
-        return cache.get(version, read).nearest(vector, limit, exclude, approximate)
+        return cache.get(self.version(), read)
 
     def papers_without_embedding(self, limit: int, after: str = "") -> list[tuple[str, str, str]]:
         with self._errors():
@@ -782,19 +855,9 @@ class SQLiteReads:
         concepts = closure_pages.held_concepts(query)
         if concepts is None or offset < 0:
             return None
-        cache = attached(self, "_closure_pages_cache", closure_pages.ClosurePagesCache)
+        cache = self._closure_pages()
         version = self.version()
-
-        def build() -> closure_pages.ClosurePages | None:
-            held = self._hierarchy()
-            if held is None:  # no hierarchy index: closures come from the recursive statement
-                return None
-            closures = held.closures(closure_pages.HELD_CLOSURE - 1)
-            with self._errors():
-                pages = held_rows.closure_pages(self._reader(), closures)
-            return pages if self.version() == version else None  # a write came in meanwhile
-
-        pages = cache.get(version, build)
+        pages = cache.get(version, lambda: self._built(version, _read_closure_pages))
         if pages is None:
             return None
         return pages.page(concepts, query.narrower, query.sort, offset, limit)
@@ -998,28 +1061,72 @@ class SQLiteReads:
     def _heavy_ties(self, pair: PairType) -> heavy_ties.HeavyTies | None:
         """The version's ties of ``pair`` heavier than 1 (:mod:`kg.stores.held.heavy_ties`),
         ``None`` until the version is warm (:class:`~kg.stores.held.heavy_ties.HeavyTiesCache`)."""
-        cache = attached(self, "_heavy_ties_cache", heavy_ties.HeavyTiesCache)
         version = self.version()
-
-        def read() -> heavy_ties.HeavyTies:
-            with self._errors():
-                return held_rows.heavy_ties(self._reader(), pair)
-
-        return cache.get(version, pair, read)
+        return self._heavy_cache().get(
+            version, pair, lambda: self._built(version, lambda c: held_rows.heavy_ties(c, pair))
+        )
 
     def _coauthor_ties(self) -> coauthor_ties.CoauthorTies | None:
         """The version's co-author ties, every weight (:mod:`kg.stores.held.coauthor_ties`),
         ``None`` until the version is warm or while they are read (:class:`kg.stores.warm.WarmSlot`)."""
-        slot: WarmSlot[coauthor_ties.CoauthorTies] = attached(self, "_coauthor_ties_slot", WarmSlot)
         version = self.version()
+        return self._coauthor_slot().get(version, lambda: self._built(version, held_rows.coauthor_ties))
 
-        def read() -> coauthor_ties.CoauthorTies | None:
-            starts = self._pair_starts("COAUTHOR")
-            with self._errors():
-                ties = held_rows.coauthor_ties(self._reader(), starts)
-            return ties if self.version() == version else None  # a write came in meanwhile
+    # The held structures' caches, made at first use (kg.stores.warm.attached), built in the
+    # background when the store says so (background_builds).
+    def _closure_pages(self) -> closure_pages.ClosurePagesCache:
+        background = self.background_builds
+        return attached(
+            self, "_closure_pages_cache", lambda: closure_pages.ClosurePagesCache(background=background)
+        )
 
-        return slot.get(version, read)
+    def _heavy_cache(self) -> heavy_ties.HeavyTiesCache:
+        return attached(
+            self, "_heavy_ties_cache", lambda: heavy_ties.HeavyTiesCache(background=self.background_builds)
+        )
+
+    def _coauthor_slot(self) -> WarmSlot[coauthor_ties.CoauthorTies]:
+        return attached(self, "_coauthor_ties_slot", lambda: WarmSlot(background=self.background_builds))
+
+    def hold_search_words(self) -> None:
+        """Read the current version's word scores now, on this thread (a benchmark; not part of
+        :meth:`hold_now`: 10-12 s of CPU and ~80 MiB at 100k papers, paid back only after
+        thousands of searches of one version, :data:`~kg.stores.sqlite.word_scores.WARM_SEARCHES`)."""
+        version = self.version()
+        self._words_slot().build_now(version, lambda: self._built(version, self._read_word_scores(version)))
+
+    @staticmethod
+    def _read_word_scores(version: int) -> Callable[[sqlite3.Connection], word_scores.WordScores | None]:
+        return lambda c: word_scores.WordScores.read(c, version, _BOOSTS)
+
+    def wait_builds(self, timeout: float | None = None) -> bool:
+        """Block until no held structure is being built (a test or a benchmark that wants a
+        background build's result without sleeping); whether none is."""
+        matrix = getattr(self, "_vector_cache", None)
+        waits = [
+            self._closure_pages().wait,
+            self._heavy_cache().wait,
+            self._coauthor_slot().wait,
+            self._words_slot().wait,
+        ]
+        if matrix is not None and matrix.held is not None:
+            waits.append(matrix.held.wait)
+        idle = [wait(timeout) for wait in waits]  # every one waited for, not the first busy one
+        return all(idle)
+
+    def hold_now(self) -> None:
+        """Build the current version's held structures now, on this thread (a server at start,
+        :meth:`kg.read.service.ReadService.warm`; a benchmark): the concept pages' lists, the
+        heavy concept ties, every co-author tie, and the paper vectors' matrix with its first
+        pass (3.4 s + 1.3 s of CPU at 100k papers). Later versions warm as usual, in the
+        background; search's word scores are not built here (:meth:`hold_search_words`)."""
+        version = self.version()
+        self._closure_pages().build_now(version, lambda: self._built(version, _read_closure_pages))
+        self._heavy_cache().build_now(
+            version, "CO_OCCURS", lambda: self._built(version, lambda c: held_rows.heavy_ties(c, "CO_OCCURS"))
+        )
+        self._coauthor_slot().build_now(version, lambda: self._built(version, held_rows.coauthor_ties))
+        self._matrix().hold_first_pass()
 
     def _rowids(self, ids: Sequence[str]) -> dict[str, int]:
         """The rowids of the nodes of ``ids`` that exist."""

@@ -28,7 +28,7 @@ from kg.core import deadline
 from kg.core.errors import GraphStoreError
 from kg.core.models import Node, PaperRecord, Properties, Relationship, UpsertSummary
 from kg.stores.protocol import AnalysisRow, AuthorMove, PairType, StoredSlot
-from kg.stores.sqlite import authors, batch_writes, check, institutions, schema, vectors, word_rows
+from kg.stores.sqlite import authors, batch_writes, check, held_rows, institutions, schema, vectors, word_rows
 from kg.stores.sqlite import concepts as concepts_ops
 from kg.stores.sqlite.reads import SQLiteReads
 from kg.stores.write_plan import WritePlan, plan_upsert
@@ -167,6 +167,9 @@ class SQLiteStore(SQLiteReads):
         self._known = batch_writes.Known()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
+        # held structures built on threads of their own, each reading a snapshot (_built); the
+        # in-memory store's one connection is the requests' too: its builds run where asked
+        self.background_builds = self.path != ":memory:"
         try:
             retry_busy(self._setup)
         except sqlite3.Error as e:
@@ -271,24 +274,58 @@ class SQLiteStore(SQLiteReads):
         if conn is None:
             if self.path == ":memory:":
                 return _Locked(self._conn, self._lock)  # type: ignore[return-value]
-            try:
-                conn = sqlite3.connect(
-                    self._ro_uri,
-                    uri=True,
-                    timeout=BUSY_TIMEOUT_S,
-                    isolation_level=None,
-                    check_same_thread=False,
-                )
-                word_rows.attach(conn)  # before query_only, which refuses it
-                conn.execute("PRAGMA query_only = ON")
-                conn.execute("PRAGMA mmap_size = 268435456")
-            except sqlite3.Error as e:
-                raise GraphStoreError(_describe(e, self.path)) from e
-            conn.set_progress_handler(_stop_when_expired, PROGRESS_STEPS)
+            conn = self._open_reader()
             self._local.conn = conn
             with self._lock:
                 self._readers.append(conn)
         return conn
+
+    def _open_reader(self) -> sqlite3.Connection:
+        """A new read-only connection to the file, set up as every reader is."""
+        try:
+            conn = sqlite3.connect(
+                self._ro_uri,
+                uri=True,
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            word_rows.attach(conn)  # before query_only, which refuses it
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("PRAGMA mmap_size = 268435456")
+        except sqlite3.Error as e:
+            raise GraphStoreError(_describe(e, self.path)) from e
+        conn.set_progress_handler(_stop_when_expired, PROGRESS_STEPS)
+        return conn
+
+    def _built(self, version: int, read: Callable[[sqlite3.Connection], T | None]) -> T | None:
+        """``read``'s structure, read in one read transaction (a WAL snapshot: every statement
+        of it sees the same committed writes) on a connection of its own, opened for it and
+        closed after (never one of ``_readers``: a build's thread asks nothing else); ``None``
+        when the snapshot is not at ``version`` (a write came in after the version was asked
+        for: its successor is the one to warm). No request's deadline stops it (it is not the
+        request's work); a server's shutdown does (:func:`kg.core.deadline.stop_all`).
+
+        Why: read in autocommit mode, each statement of a build saw the writes committed
+        before it, so one build could mix two versions, and a build on a thread of its own
+        opened a thread-local reader that was never closed. The in-memory store reads on its
+        one connection, under the store's lock, which its writes take too.
+        """
+        with deadline.deadline_scope(None), self._errors():
+            if self.path == ":memory:":
+                with self._lock:
+                    c = self._reader()
+                    return read(c) if held_rows.version(c) == version else None
+            conn = self._open_reader()
+            try:
+                conn.execute("BEGIN")  # deferred: the snapshot is taken by the first read
+                if held_rows.version(conn) != version:
+                    return None
+                built = read(conn)
+                conn.execute("COMMIT")
+                return built
+            finally:
+                conn.close()
 
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work`` in one write transaction, taken with the write lock up front (``BEGIN

@@ -136,8 +136,9 @@ def missing(c: sqlite3.Connection, limit: int, after: str = "") -> list[tuple[st
     return [(str(i), str(t or ""), str(a or "")) for i, t, a in rows]
 
 
-def read_matrix(c: sqlite3.Connection) -> Matrix:
-    """Every stored vector of today's model, by paper id."""
+def read_matrix(c: sqlite3.Connection, background: bool = False) -> Matrix:
+    """Every stored vector of today's model, by paper id (``background``: the matrix's first
+    pass is built on a thread of its own, :class:`kg.stores.nearest.Matrix`)."""
     if not _has_table(c):
         return Matrix([], np.zeros((0, DIMENSIONS), dtype=np.int8))
     ids: list[str] = []
@@ -147,7 +148,8 @@ def read_matrix(c: sqlite3.Connection) -> Matrix:
         if isinstance(blob, bytes) and len(blob) == DIMENSIONS:
             ids.append(str(pid))
             blobs.append(blob)
-    return Matrix(ids, np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(ids), DIMENSIONS))
+    matrix = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(ids), DIMENSIONS)
+    return Matrix(ids, matrix, background=background)
 
 
 class VectorCache:
@@ -166,3 +168,9 @@ class VectorCache:
             if self._held is None or self._held[0] != key:
                 self._held = (key, read())
             return self._held[1]
+
+    @property
+    def held(self) -> Matrix | None:
+        """The matrix held, if any (asks nothing)."""
+        with self._lock:
+            return None if self._held is None else self._held[1]
