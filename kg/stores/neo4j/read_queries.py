@@ -163,6 +163,33 @@ def paper_authors(ids: Sequence[str]) -> Statement:
     )
 
 
+def page_nodes(ids: Sequence[str], authors: bool, venues: bool) -> Statement:
+    """``rows`` of ``[id, labels, props, authors, venue]`` per existing paper of ``ids``:
+    ``authors`` the ``[position, id, labels, props]`` of its byline entries, ``venue`` a list of
+    the ``[id, labels, props]`` of its smallest-id venue (empty without one); each ``null``
+    when not asked for. One statement and one record for a page's papers, their authors and
+    their venues (what ``get_nodes``, ``paper_authors`` and the venues' ``neighbors`` read).
+
+    >>> "PUBLISHED_IN" in page_nodes(["p"], True, False).text
+    False
+    """
+    text = f"UNWIND $ids AS id MATCH (p:{_N} {{id: id}}) "
+    if authors:
+        text += (
+            f"CALL (p) {{ MATCH (p)<-[r:AUTHORED]-(a:{_N}) "
+            "RETURN collect([r.position, a.id, labels(a), properties(a)]) AS authors } "
+        )
+    if venues:
+        text += (
+            f"CALL (p) {{ MATCH (p)-[:PUBLISHED_IN]->(v:{_N}) WITH v ORDER BY v.id LIMIT 1 "
+            "RETURN collect([v.id, labels(v), properties(v)]) AS venue } "
+        )
+    shown = f"{'authors' if authors else 'null'}, {'venue' if venues else 'null'}"
+    return Statement(
+        f"{text}RETURN collect([p.id, labels(p), properties(p), {shown}]) AS rows", {"ids": list(ids)}
+    )
+
+
 def network_nodes(ids: Sequence[str]) -> Statement:
     """``rows`` of ``[id, labels, display name, papers]`` of the existing ids."""
     return rows_per_id(
