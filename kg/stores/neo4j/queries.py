@@ -756,10 +756,11 @@ def await_fulltext_refresh() -> Statement:
 
 
 def fulltext_search(query: str, limit: int) -> Statement:
-    """Ranked hits of a Lucene ``query`` (see :func:`fulltext_query`): ``id, labels, props, score``."""
+    """Ranked hits of a Lucene ``query`` (see :func:`fulltext_query`): one record, ``rows`` of
+    ``[id, labels, props, score]`` (the driver's cost is per record)."""
     return Statement(
         f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $query, {{limit: $limit}}) "
-        "YIELD node, score RETURN node.id AS id, labels(node) AS labels, properties(node) AS props, score",
+        "YIELD node, score RETURN collect([node.id, labels(node), properties(node), score]) AS rows",
         {"query": query, "limit": limit},
     )
 

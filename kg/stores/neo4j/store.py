@@ -179,6 +179,10 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
         self._closed = False
         self._papers_per_transaction: int | None = None  # set when the server's memory limit is hit
+        # The store version at which the fulltext index was last waited for: every write up to
+        # it is in the index, so a search at the same version need not wait again (a version
+        # is bumped by every write that changes something, in the write's own transaction).
+        self._fulltext_current: int | None = None
         self._ensure_schema()
 
     # -- plumbing ----------------------------------------------------------------------------------
@@ -501,6 +505,12 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
 
     def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
         q.rel_type(rel_type)
+        if rel_type == "COAUTHOR" and direction == "both" and ids:
+            # an author's coauthorCount from the version's ties when held (one tie per pair,
+            # each of at least one paper: the writer deletes a tie at 0), no server trip
+            held = self._held_ties("COAUTHOR", 1)
+            if held is not None:
+                return held.degrees(ids)
 
         def build(chunk: list[str]) -> q.Statement:
             return q.degrees(chunk, rel_type, direction)
@@ -539,13 +549,20 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         return hits
 
     def _search(self, query: str, limit: int) -> list[SearchHit]:
-        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
-            self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
-            return self._fetch(tx, q.fulltext_search(query, limit))
+        version = self.version()  # read before the wait below, so the wait covers its writes
+        stmt = q.fulltext_search(query, limit)
+        if self._fulltext_current == version:  # no write since the index last caught up
+            rows = self._read_one_rows(stmt)
+        else:
 
-        with self._errors(), self._session() as session:
-            rows = session.execute_read(work)
-        hits = [SearchHit(node_of(row), float(row["score"])) for row in rows]
+            def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+                self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
+                return self._rows(tx, stmt)
+
+            with self._errors(), self._session() as session:
+                rows = session.execute_read(work)
+            self._fulltext_current = version
+        hits = [SearchHit(stored_node(i, labels, props), float(score)) for i, labels, props, score in rows]
         return sorted(hits, key=lambda h: (-h.score, h.node.id))
 
     def _word_rows(self, words: list[str]) -> dict[str, int]:
