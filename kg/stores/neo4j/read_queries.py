@@ -236,21 +236,29 @@ def write_count() -> Statement:
 
 # -- names -------------------------------------------------------------------------------------
 def nodes_by_keys(keys: Sequence[str], label: str) -> Statement:
-    """``rows`` of ``[i, id]``: per key (by position), the best-ranked node of ``label`` it names."""
+    """``rows`` of ``[i, id, labels, props]``: per key (by position), the best-ranked node of
+    ``label`` it names, with the node itself (a name is looked up to read its node next: the
+    store keeps it for the request, see ``Neo4jReads._remember``)."""
     lb = "Concept" if label == "Concept" else "Author"
     return Statement(
         "UNWIND range(0, size($keys) - 1) AS i "
         f"CALL (i) {{ MATCH (k:{KEY_LABEL} {{key: $keys[i]}})-[r:{KEY_OF}]->(n:{lb}) "
-        "RETURN n.id AS id ORDER BY r.rank, id LIMIT 1 } "
-        "RETURN collect([i, id]) AS rows",
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props ORDER BY r.rank, id LIMIT 1 } "
+        "RETURN collect([i, id, labels, props]) AS rows",
         {"keys": list(keys)},
     )
 
 
 def authors_named(key: str, limit: int) -> Statement:
-    """``ids``: the Authors one author key finds, most papers (``_papers``) first, then by id."""
-    head = f"MATCH (k:{KEY_LABEL} {{key: $key}})-[:{KEY_OF}]->(n:Author) WITH n.id AS id, n._papers AS papers"
-    return first_ids(head, "coalesce(papers, 0) DESC, id", limit, key=key)
+    """``rows`` of ``[id, labels, props, papers]``: the Authors one author key finds, most papers
+    (``_papers``) first, then by id, with each node and its ``AUTHORED`` degree (what the
+    author's page reads next: ``paperCount`` counts it as :func:`queries.degrees` does)."""
+    return Statement(
+        f"MATCH (k:{KEY_LABEL} {{key: $key}})-[:{KEY_OF}]->(n:Author) "
+        "WITH n, n.id AS id, coalesce(n._papers, 0) AS papers ORDER BY papers DESC, id LIMIT $limit "
+        "RETURN collect([id, labels(n), properties(n), COUNT { (n)-[:AUTHORED]->() }]) AS rows",
+        {"key": key, "limit": limit},
+    )
 
 
 def concepts_with_key_suffix(rprefix: str, limit: int) -> Statement:

@@ -63,7 +63,7 @@ from kg.stores.neo4j.notifications import quiet_notifications
 from kg.stores.neo4j.pair_keys import ensure_keyphrase_keys, ensure_pair_keys
 from kg.stores.neo4j.read_index import update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
-from kg.stores.neo4j.whole_graph import Neo4jWholeGraph, node_of, rel_properties, stored_node
+from kg.stores.neo4j.whole_graph import Neo4jWholeGraph, rel_properties, stored_node
 from kg.stores.protocol import AuthorMove, Direction, Edge, NodeRow, PageNodes, SearchHit, StoredSlot
 from kg.stores.write_plan import WritePlan, plan_upsert
 
@@ -457,10 +457,14 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
 
     # -- reads -------------------------------------------------------------------------------------
     def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
-        found = {
-            node_id: stored_node(node_id, labels, props)
-            for node_id, labels, props, _eid in self._read_many(q.nodes_by_id, list(dict.fromkeys(ids)))
-        }
+        seen = self._seen_nodes()  # read ahead in this request (Neo4jReads._remember)
+        found = {i: seen[i] for i in ids if i in seen} if seen else {}
+        missing = [i for i in dict.fromkeys(ids) if i not in found]
+        if missing:
+            found.update(
+                (node_id, stored_node(node_id, labels, props))
+                for node_id, labels, props, _eid in self._read_many(q.nodes_by_id, missing)
+            )
         return [found.get(i) for i in ids]
 
     def neighbors_many(
@@ -505,6 +509,9 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
 
     def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
         q.rel_type(rel_type)
+        seen = self._seen_degrees()  # an author's AUTHORED degree, read ahead in this request
+        if seen and all((i, rel_type, direction) in seen for i in ids):
+            return [seen[(i, rel_type, direction)] for i in ids]
         if rel_type == "COAUTHOR" and direction == "both" and ids:
             # an author's coauthorCount from the version's ties when held (one tie per pair,
             # each of at least one paper: the writer deletes a tie at 0), no server trip
