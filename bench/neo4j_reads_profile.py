@@ -49,6 +49,7 @@ from bench.neo4j_profile import _Done, _key, _walk  # noqa: E402
 from kg.core.config import Settings  # noqa: E402
 from kg.stores.neo4j.bulk import driver_for  # noqa: E402
 from kg.stores.neo4j.store import Neo4jStore  # noqa: E402
+from kg.stores.request_scope import request_scope  # noqa: E402
 
 Run = Callable[..., Any]
 
@@ -66,13 +67,16 @@ class Cost:
 
 @contextlib.contextmanager
 def hooked(run_hook: Callable[[Run], Run]) -> Iterator[None]:
-    """For the duration, every read transaction's ``run`` is ``run_hook(original run)``."""
-    original = neo4j.ManagedTransaction.run
-    neo4j.ManagedTransaction.run = run_hook(original)  # type: ignore[method-assign]
+    """For the duration, every statement's ``run`` is ``run_hook(original run)``: those of read
+    transactions and the auto-commit ones (``Session.run``: the store's one-statement reads)."""
+    in_tx, auto = neo4j.ManagedTransaction.run, neo4j.Session.run
+    neo4j.ManagedTransaction.run = run_hook(in_tx)  # type: ignore[method-assign]
+    neo4j.Session.run = run_hook(auto)  # type: ignore[method-assign]
     try:
         yield
     finally:
-        neo4j.ManagedTransaction.run = original  # type: ignore[method-assign]
+        neo4j.ManagedTransaction.run = in_tx  # type: ignore[method-assign]
+        neo4j.Session.run = auto  # type: ignore[method-assign]
 
 
 def timing(costs: dict[str, Cost]) -> Callable[[Run], Run]:
@@ -138,9 +142,10 @@ def main(argv: list[str] | None = None) -> int:
             costs: dict[str, Cost] = {}
             t = time.perf_counter()
             for variables in params[name][: args.params]:
-                with hooked(timing(costs)):
+                # each in a request scope, as the server runs a request (kg.stores.request_scope)
+                with hooked(timing(costs)), request_scope():
                     plain = execute_query(QUERIES[name], variables, settings, store)
-                with hooked(profiling(costs)):
+                with hooked(profiling(costs)), request_scope():
                     profiled = execute_query(QUERIES[name], variables, settings, store)
                 if plain != profiled:
                     raise SystemExit(f"{name} {variables}: the PROFILE run answered differently")

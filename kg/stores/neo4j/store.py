@@ -581,18 +581,23 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
             self._held_word_rows = held
         known = held[1]
         missing = [w for w in dict.fromkeys(words) if w not in known]
+        queries = {w: query for w in missing if (query := q.fulltext_query(w))}
+        known.update((w, 0) for w in missing if w not in queries)  # no searchable word: no rows
+        if queries:
+            stmt = q.fulltext_counts(list(queries.values()))
+            if self._fulltext_current == version:  # no write since the index last caught up
+                rows = self._read_one_rows(stmt)
+            else:
 
-        def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
-            self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
-            found = {}
-            for w in missing:
-                word = q.fulltext_query(w)
-                found[w] = int(self._fetch(tx, q.fulltext_count(word))[0]["n"]) if word else 0
-            return found
+                def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+                    self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
+                    return self._rows(tx, stmt)
 
-        if missing:
-            with self._errors(), self._session() as session:
-                known.update(session.execute_read(work))
+                with self._errors(), self._session() as session:
+                    rows = session.execute_read(work)
+                self._fulltext_current = version
+            words_asked = list(queries)
+            known.update((words_asked[int(i)], int(n)) for i, n in rows)
         return {w: known[w] for w in words}
 
     def version(self) -> int:
