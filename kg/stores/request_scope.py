@@ -1,4 +1,5 @@
-"""What a store reads once per request: the store version, pinned for the request's duration
+"""What a store reads once per request: the store version, pinned for the request's duration,
+and what one statement brought along for a later call of the same request (:func:`shelf`)
 (role: request-scoped memo, set by the API, read by the stores).
 
 Why: on Neo4j the store version is a server round trip (one read transaction: 1-2 ms of the API

@@ -6,7 +6,9 @@ the internal keys :mod:`kg.stores.neo4j.read_index` keeps in every write transac
 Cypher is in :mod:`kg.stores.neo4j.read_queries`; this module only shapes parameters and puts
 results back in key order. The only graph state held between calls is a warm version's
 structures (:mod:`kg.stores.neo4j.held`): the ties of the concept graph and the co-author reads,
-the concept pages' lists; until a version is warm the statements answer, alike.
+the concept pages' lists; until a version is warm the statements answer, alike. Within one API
+request, the nodes a name look-up brought along (and an author's paper count) are kept for the
+request's later calls (:func:`kg.stores.request_scope.shelf`), sparing a server trip each.
 """
 
 from __future__ import annotations
