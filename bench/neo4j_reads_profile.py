@@ -133,6 +133,16 @@ def main(argv: list[str] | None = None) -> int:
     with driver_for(settings) as driver:
         store = Neo4jStore(driver, settings.neo4j_database)
         params = pick_parameters(store, args.params).measured
+        # the store opens one session per server trip (a read transaction or an auto-commit
+        # statement): counted over the plain pass
+        sessions = [0]
+        opened = driver.session
+
+        def counted(*a: Any, **kw: Any) -> neo4j.Session:
+            sessions[0] += 1
+            return opened(*a, **kw)
+
+        setattr(driver, "session", counted)  # noqa: B010 - an instance's method, for the count
         if args.held:
             t = time.perf_counter()
             store.hold_now()
@@ -141,10 +151,13 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.queries:
             costs: dict[str, Cost] = {}
             t = time.perf_counter()
+            trips = 0
             for variables in params[name][: args.params]:
                 # each in a request scope, as the server runs a request (kg.stores.request_scope)
+                before = sessions[0]
                 with hooked(timing(costs)), request_scope():
                     plain = execute_query(QUERIES[name], variables, settings, store)
+                trips += sessions[0] - before
                 with hooked(profiling(costs)), request_scope():
                     profiled = execute_query(QUERIES[name], variables, settings, store)
                 if plain != profiled:
@@ -155,8 +168,9 @@ def main(argv: list[str] | None = None) -> int:
             total_ms = sum(sum(c.ms) for c in costs.values()) / n
             total_hits = sum(c.db_hits for c in costs.values()) / n
             print(
-                f"\n{name}: per request {total_ms:.1f} server ms, {total_hits:,.0f} db hits "
-                f"({wall:.1f} s for {n} x 2 requests; load {os.getloadavg()[0]:.1f})"
+                f"\n{name}: per request {total_ms:.1f} server ms, {total_hits:,.0f} db hits, "
+                f"{trips / n:.1f} server trips ({wall:.1f} s for {n} x 2 requests; load "
+                f"{os.getloadavg()[0]:.1f})"
             )
             head = f"{'calls':>6} {'ms/call':>8} {'hits/call':>10} {'rows/call':>10}"
             print(f"{head}  statement / top operators")
