@@ -49,6 +49,7 @@ from bench.neo4j_profile import _Done, _key, _walk  # noqa: E402
 from kg.core.config import Settings  # noqa: E402
 from kg.stores.neo4j.bulk import driver_for  # noqa: E402
 from kg.stores.neo4j.store import Neo4jStore  # noqa: E402
+from kg.stores.request_scope import request_scope  # noqa: E402
 
 Run = Callable[..., Any]
 
@@ -66,13 +67,16 @@ class Cost:
 
 @contextlib.contextmanager
 def hooked(run_hook: Callable[[Run], Run]) -> Iterator[None]:
-    """For the duration, every read transaction's ``run`` is ``run_hook(original run)``."""
-    original = neo4j.ManagedTransaction.run
-    neo4j.ManagedTransaction.run = run_hook(original)  # type: ignore[method-assign]
+    """For the duration, every statement's ``run`` is ``run_hook(original run)``: those of read
+    transactions and the auto-commit ones (``Session.run``: the store's one-statement reads)."""
+    in_tx, auto = neo4j.ManagedTransaction.run, neo4j.Session.run
+    neo4j.ManagedTransaction.run = run_hook(in_tx)  # type: ignore[method-assign]
+    neo4j.Session.run = run_hook(auto)  # type: ignore[method-assign]
     try:
         yield
     finally:
-        neo4j.ManagedTransaction.run = original  # type: ignore[method-assign]
+        neo4j.ManagedTransaction.run = in_tx  # type: ignore[method-assign]
+        neo4j.Session.run = auto  # type: ignore[method-assign]
 
 
 def timing(costs: dict[str, Cost]) -> Callable[[Run], Run]:
@@ -129,6 +133,16 @@ def main(argv: list[str] | None = None) -> int:
     with driver_for(settings) as driver:
         store = Neo4jStore(driver, settings.neo4j_database)
         params = pick_parameters(store, args.params).measured
+        # the store opens one session per server trip (a read transaction or an auto-commit
+        # statement): counted over the plain pass
+        sessions = [0]
+        opened = driver.session
+
+        def counted(*a: Any, **kw: Any) -> neo4j.Session:
+            sessions[0] += 1
+            return opened(*a, **kw)
+
+        setattr(driver, "session", counted)  # noqa: B010 - an instance's method, for the count
         if args.held:
             t = time.perf_counter()
             store.hold_now()
@@ -137,10 +151,14 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.queries:
             costs: dict[str, Cost] = {}
             t = time.perf_counter()
+            trips = 0
             for variables in params[name][: args.params]:
-                with hooked(timing(costs)):
+                # each in a request scope, as the server runs a request (kg.stores.request_scope)
+                before = sessions[0]
+                with hooked(timing(costs)), request_scope():
                     plain = execute_query(QUERIES[name], variables, settings, store)
-                with hooked(profiling(costs)):
+                trips += sessions[0] - before
+                with hooked(profiling(costs)), request_scope():
                     profiled = execute_query(QUERIES[name], variables, settings, store)
                 if plain != profiled:
                     raise SystemExit(f"{name} {variables}: the PROFILE run answered differently")
@@ -150,8 +168,9 @@ def main(argv: list[str] | None = None) -> int:
             total_ms = sum(sum(c.ms) for c in costs.values()) / n
             total_hits = sum(c.db_hits for c in costs.values()) / n
             print(
-                f"\n{name}: per request {total_ms:.1f} server ms, {total_hits:,.0f} db hits "
-                f"({wall:.1f} s for {n} x 2 requests; load {os.getloadavg()[0]:.1f})"
+                f"\n{name}: per request {total_ms:.1f} server ms, {total_hits:,.0f} db hits, "
+                f"{trips / n:.1f} server trips ({wall:.1f} s for {n} x 2 requests; load "
+                f"{os.getloadavg()[0]:.1f})"
             )
             head = f"{'calls':>6} {'ms/call':>8} {'hits/call':>10} {'rows/call':>10}"
             print(f"{head}  statement / top operators")

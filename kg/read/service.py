@@ -40,6 +40,7 @@ from kg.stores.protocol import (
     ListOrder,
     Measure,
     Page,
+    PageReads,
     PairType,
     PaperOrder,
     PaperQuery,
@@ -289,6 +290,15 @@ class ReadService:
         """One page of papers as nodes, with their authors and venues when asked for: what a
         page of papers shows, in one call (one worker-thread hop for the API instead of four)."""
         page = self.store.papers(query, offset, limit)
+        if isinstance(self.store, PageReads) and page.ids:  # one trip (Neo4j), read alike
+            found = self.store.page_nodes(page.ids, authors, venues)
+            kept = [i for i, p in enumerate(found.papers) if p is not None]
+            return PaperPage(
+                total=page.total,
+                papers=[p for p in found.papers if p is not None],
+                authors=None if found.authors is None else [found.authors[i] for i in kept],
+                venues=None if found.venues is None else [found.venues[i] for i in kept],
+            )
         papers = self._nodes(page.ids)
         ids = [p.id for p in papers]
         return PaperPage(

@@ -594,3 +594,29 @@ class ReadStore(GraphStore, Protocol):
         ``(id, title, abstract)``, by id. ``after`` lets a pass over the store resume where its
         last batch ended instead of walking the papers it already embedded again."""
         ...
+
+
+class PageNodes(NamedTuple):
+    """A page's papers read in one trip (role: read result): per asked id its node (``None`` when
+    missing), and, when asked for, each one's authors in byline order (as
+    :meth:`ReadStore.paper_authors`) and its venue (the smallest ``PUBLISHED_IN`` id, as
+    :meth:`ReadStore.neighbors_many` lists them first); ``None`` when not asked for."""
+
+    papers: list[Node | None]
+    authors: list[list[Node]] | None
+    venues: list[Node | None] | None
+
+
+@runtime_checkable
+class PageReads(Protocol):
+    """A store that reads a page's papers with their authors and venues in one trip (optional).
+
+    Why: on Neo4j the three reads (:meth:`ReadStore.get_nodes`, :meth:`ReadStore.paper_authors`,
+    the venues' :meth:`ReadStore.neighbors_many`) were three transactions, each a round trip, a
+    begin and commit on the server and the driver's decoding; one statement does them. A store
+    without it (SQLite: three indexed queries in-process) is read the three ways, alike.
+    """
+
+    def page_nodes(self, paper_ids: Sequence[str], authors: bool, venues: bool) -> PageNodes:
+        """The nodes of ``paper_ids`` (in key order) with their authors and venues when asked."""
+        ...

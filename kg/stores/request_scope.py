@@ -1,4 +1,5 @@
-"""What a store reads once per request: the store version, pinned for the request's duration
+"""What a store reads once per request: the store version, pinned for the request's duration,
+and what one statement brought along for a later call of the same request (:func:`shelf`)
 (role: request-scoped memo, set by the API, read by the stores).
 
 Why: on Neo4j the store version is a server round trip (one read transaction: 1-2 ms of the API
@@ -22,6 +23,12 @@ dict, so a version read in any of them serves the whole request.
 >>> with request_scope():
 ...     once("v", read), once("v", read), len(reads)
 (7, 7, 3)
+>>> shelf("nodes") is None
+True
+>>> with request_scope():
+...     shelf("nodes")["a"] = 1
+...     shelf("nodes")
+{'a': 1}
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -44,6 +51,17 @@ def request_scope() -> Iterator[None]:
         yield
     finally:
         _SCOPE.reset(token)
+
+
+def shelf(key: str) -> dict[Any, Any] | None:
+    """The request's dict kept under ``key`` (made at first use), ``None`` outside a scope: what
+    a store read ahead in one statement for a later call of the same request to take (the
+    Neo4j store's nodes and degrees that a name look-up brought along)."""
+    scope = _SCOPE.get()
+    if scope is None:
+        return None
+    found: dict[Any, Any] = scope.setdefault(key, {})  # type: ignore[assignment]
+    return found
 
 
 def once(key: str, read: Callable[[], T]) -> T:

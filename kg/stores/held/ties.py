@@ -19,6 +19,8 @@ bytes a tie and end) for the neighbours; plus each id once and its code.
 [PairEdge(source='a', target='b', weight=7), PairEdge(source='a', target='e', weight=3)]
 >>> [[tuple(w) for w in ws] for ws in ties.neighbours(["a", "q", "e"], 2, 2)]
 [[('b', 7), ('e', 3)], [], [('a', 3), ('b', 2)]]
+>>> ties.degrees(["a", "q", "x"])
+[3, 0, 1]
 """
 
 from __future__ import annotations
@@ -92,6 +94,16 @@ class HeldTies:
         """The ties of at least ``min_weight`` among the distinct ``ids``, sorted by (source,
         target), source < target (``pair_edges_among``)."""
         return self.keys.among(sorted(set(ids)), self.codes, min_weight)
+
+    def degrees(self, ids: Sequence[str]) -> list[int]:
+        """Per id, how many ties of ``floor`` or more it has (an id without any: 0); with floor
+        1 a node's count of every tie, either end (``degree_many`` of the pair type, "both")."""
+        offsets, codes = self.offsets, self.codes
+        out: list[int] = []
+        for node_id in ids:
+            code = codes.get(node_id)
+            out.append(0 if code is None else int(offsets[code + 1] - offsets[code]))
+        return out
 
     def neighbours(self, ids: Sequence[str], min_weight: int, limit: int) -> list[list[Weighted]]:
         """Per id, its ties of at least ``min_weight``, heaviest first then by id, at most

@@ -737,11 +737,15 @@ def rarer_first_query(rare: list[str], common: list[str]) -> str:
     return f"+({any_field(rare)}) ({any_field(common)})"
 
 
-def fulltext_count(query: str) -> Statement:
-    """How many nodes a Lucene ``query`` matches (``n``): a word's row count for the any-word split."""
+def fulltext_counts(queries: Sequence[str]) -> Statement:
+    """``rows`` of ``[i, n]``: how many nodes each Lucene query (by position) matches, in one
+    statement (the any-word split asks for each word of a text)."""
     return Statement(
-        f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $query) YIELD node RETURN count(node) AS n",
-        {"query": query},
+        "UNWIND range(0, size($queries) - 1) AS i CALL (i) { "
+        f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $queries[i]) YIELD node "
+        "RETURN count(node) AS n } "
+        "RETURN collect([i, n]) AS rows",
+        {"queries": list(queries)},
     )
 
 
@@ -756,10 +760,11 @@ def await_fulltext_refresh() -> Statement:
 
 
 def fulltext_search(query: str, limit: int) -> Statement:
-    """Ranked hits of a Lucene ``query`` (see :func:`fulltext_query`): ``id, labels, props, score``."""
+    """Ranked hits of a Lucene ``query`` (see :func:`fulltext_query`): one record, ``rows`` of
+    ``[id, labels, props, score]`` (the driver's cost is per record)."""
     return Statement(
         f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $query, {{limit: $limit}}) "
-        "YIELD node, score RETURN node.id AS id, labels(node) AS labels, properties(node) AS props, score",
+        "YIELD node, score RETURN collect([node.id, labels(node), properties(node), score]) AS rows",
         {"query": query, "limit": limit},
     )
 

@@ -163,6 +163,33 @@ def paper_authors(ids: Sequence[str]) -> Statement:
     )
 
 
+def page_nodes(ids: Sequence[str], authors: bool, venues: bool) -> Statement:
+    """``rows`` of ``[id, labels, props, authors, venue]`` per existing paper of ``ids``:
+    ``authors`` the ``[position, id, labels, props]`` of its byline entries, ``venue`` a list of
+    the ``[id, labels, props]`` of its smallest-id venue (empty without one); each ``null``
+    when not asked for. One statement and one record for a page's papers, their authors and
+    their venues (what ``get_nodes``, ``paper_authors`` and the venues' ``neighbors`` read).
+
+    >>> "PUBLISHED_IN" in page_nodes(["p"], True, False).text
+    False
+    """
+    text = f"UNWIND $ids AS id MATCH (p:{_N} {{id: id}}) "
+    if authors:
+        text += (
+            f"CALL (p) {{ MATCH (p)<-[r:AUTHORED]-(a:{_N}) "
+            "RETURN collect([r.position, a.id, labels(a), properties(a)]) AS authors } "
+        )
+    if venues:
+        text += (
+            f"CALL (p) {{ MATCH (p)-[:PUBLISHED_IN]->(v:{_N}) WITH v ORDER BY v.id LIMIT 1 "
+            "RETURN collect([v.id, labels(v), properties(v)]) AS venue } "
+        )
+    shown = f"{'authors' if authors else 'null'}, {'venue' if venues else 'null'}"
+    return Statement(
+        f"{text}RETURN collect([p.id, labels(p), properties(p), {shown}]) AS rows", {"ids": list(ids)}
+    )
+
+
 def network_nodes(ids: Sequence[str]) -> Statement:
     """``rows`` of ``[id, labels, display name, papers]`` of the existing ids."""
     return rows_per_id(
@@ -209,21 +236,29 @@ def write_count() -> Statement:
 
 # -- names -------------------------------------------------------------------------------------
 def nodes_by_keys(keys: Sequence[str], label: str) -> Statement:
-    """``rows`` of ``[i, id]``: per key (by position), the best-ranked node of ``label`` it names."""
+    """``rows`` of ``[i, id, labels, props]``: per key (by position), the best-ranked node of
+    ``label`` it names, with the node itself (a name is looked up to read its node next: the
+    store keeps it for the request, see ``Neo4jReads._remember``)."""
     lb = "Concept" if label == "Concept" else "Author"
     return Statement(
         "UNWIND range(0, size($keys) - 1) AS i "
         f"CALL (i) {{ MATCH (k:{KEY_LABEL} {{key: $keys[i]}})-[r:{KEY_OF}]->(n:{lb}) "
-        "RETURN n.id AS id ORDER BY r.rank, id LIMIT 1 } "
-        "RETURN collect([i, id]) AS rows",
+        "RETURN n.id AS id, labels(n) AS labels, properties(n) AS props ORDER BY r.rank, id LIMIT 1 } "
+        "RETURN collect([i, id, labels, props]) AS rows",
         {"keys": list(keys)},
     )
 
 
 def authors_named(key: str, limit: int) -> Statement:
-    """``ids``: the Authors one author key finds, most papers (``_papers``) first, then by id."""
-    head = f"MATCH (k:{KEY_LABEL} {{key: $key}})-[:{KEY_OF}]->(n:Author) WITH n.id AS id, n._papers AS papers"
-    return first_ids(head, "coalesce(papers, 0) DESC, id", limit, key=key)
+    """``rows`` of ``[id, labels, props, papers]``: the Authors one author key finds, most papers
+    (``_papers``) first, then by id, with each node and its ``AUTHORED`` degree (what the
+    author's page reads next: ``paperCount`` counts it as :func:`queries.degrees` does)."""
+    return Statement(
+        f"MATCH (k:{KEY_LABEL} {{key: $key}})-[:{KEY_OF}]->(n:Author) "
+        "WITH n, n.id AS id, coalesce(n._papers, 0) AS papers ORDER BY papers DESC, id LIMIT $limit "
+        "RETURN collect([id, labels(n), properties(n), COUNT { (n)-[:AUTHORED]->() }]) AS rows",
+        {"key": key, "limit": limit},
+    )
 
 
 def concepts_with_key_suffix(rprefix: str, limit: int) -> Statement:

@@ -6,7 +6,9 @@ the internal keys :mod:`kg.stores.neo4j.read_index` keeps in every write transac
 Cypher is in :mod:`kg.stores.neo4j.read_queries`; this module only shapes parameters and puts
 results back in key order. The only graph state held between calls is a warm version's
 structures (:mod:`kg.stores.neo4j.held`): the ties of the concept graph and the co-author reads,
-the concept pages' lists; until a version is warm the statements answer, alike.
+the concept pages' lists; until a version is warm the statements answer, alike. Within one API
+request, the nodes a name look-up brought along (and an author's paper count) are kept for the
+request's later calls (:func:`kg.stores.request_scope.shelf`), sparing a server trip each.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ import neo4j
 
 from kg.core.errors import GraphStoreError
 from kg.core.ids import fold
+from kg.core.models import Node
 from kg.core.names import query_loose_key
 from kg.core.provisional import row_concept
+from kg.stores import request_scope
 from kg.stores.held import closure_pages
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_index
 from kg.stores.neo4j import read_queries as rq
 from kg.stores.neo4j.held import Neo4jHeld
+from kg.stores.neo4j.whole_graph import stored_node
 from kg.stores.protocol import (
     AnalysisRow,
     KeyphraseRow,
@@ -114,6 +119,25 @@ class Neo4jReads(Neo4jHeld):
         with self._errors(), self._session() as session:
             return session.execute_write(work)
 
+    # -- read-ahead within a request ------------------------------------------------------------
+    # Why: a name is looked up to read its node next, and an author's page asks for its paper
+    # count; each was a server trip of its own. The look-up statements bring the nodes (and an
+    # author's AUTHORED degree) along, and inside an API request (kg.stores.request_scope) the
+    # store keeps them for that request: get_nodes and degree_many take them from there. Like
+    # the request's one version read, a write committed meanwhile may be missed by the rest of
+    # the request (neither store gives a request one snapshot). Outside a request, nothing kept.
+    def _seen_nodes(self) -> dict[str, Node] | None:
+        return request_scope.shelf(f"neo4j-nodes:{id(self)}")
+
+    def _seen_degrees(self) -> dict[tuple[str, str, str], int] | None:
+        return request_scope.shelf(f"neo4j-degrees:{id(self)}")
+
+    def _remember(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Keep the nodes of ``[id, labels, props]`` rows for the request (if in one)."""
+        seen = self._seen_nodes()
+        if seen is not None:
+            seen.update((str(row[0]), stored_node(str(row[0]), row[1], row[2])) for row in rows)
+
     def version(self) -> int:
         """A fallback store version: the writer lock's counter, bumped (in the same transaction)
         by every upsert, including ones that changed nothing (a spurious cache miss, never a stale
@@ -125,7 +149,8 @@ class Neo4jReads(Neo4jHeld):
         if not keys:
             return []
         rows = self._read_one(rq.nodes_by_keys(list(keys), "Concept"))["rows"]
-        return _by_position(len(keys), rows)
+        self._remember([row[1:] for row in rows])
+        return _by_position(len(keys), [row[:2] for row in rows])
 
     def concepts_with_key_suffix(self, loose_key: str, limit: int) -> list[str]:
         words = " ".join(loose_key.split())
@@ -154,9 +179,12 @@ class Neo4jReads(Neo4jHeld):
         return [concept_id, *record["ids"]]
 
     def authors_named(self, key: str, limit: int) -> list[str]:
-        return [
-            str(i) for i in self._read_one(rq.authors_named(read_index.AUTHOR_PREFIX + key, limit))["ids"]
-        ]
+        rows = self._read_one(rq.authors_named(read_index.AUTHOR_PREFIX + key, limit))["rows"]
+        self._remember([row[:3] for row in rows])
+        degrees = self._seen_degrees()
+        if degrees is not None:
+            degrees.update(((str(row[0]), "AUTHORED", "out"), int(row[3])) for row in rows)
+        return [str(row[0]) for row in rows]
 
     def keyphrase_concepts(self, key: str, limit: int) -> list[str]:
         if not key or limit < 1:
@@ -179,7 +207,8 @@ class Neo4jReads(Neo4jHeld):
             return []
         prefixed = [read_index.AUTHOR_PREFIX + k for k in keys]
         rows = self._read_one(rq.nodes_by_keys(prefixed, "Author"))["rows"]
-        return _by_position(len(keys), rows)
+        self._remember([row[1:] for row in rows])
+        return _by_position(len(keys), [row[:2] for row in rows])
 
     # -- papers ---------------------------------------------------------------------------------
     def _drive_by(self, query: PaperQuery) -> str | None:

@@ -57,14 +57,14 @@ from kg.stores.neo4j import batch_writes as bw
 from kg.stores.neo4j import concepts as concepts_ops
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j import read_queries as rq
-from kg.stores.neo4j.batch_writes import chunks, label_of, strip_internal
+from kg.stores.neo4j.batch_writes import chunks, label_of
 from kg.stores.neo4j.notifications import DRIVER_CONFIG as NOTIFICATIONS
 from kg.stores.neo4j.notifications import quiet_notifications
 from kg.stores.neo4j.pair_keys import ensure_keyphrase_keys, ensure_pair_keys
 from kg.stores.neo4j.read_index import update_read_index
 from kg.stores.neo4j.reads import Neo4jReads
-from kg.stores.neo4j.whole_graph import Neo4jWholeGraph, node_of, rel_properties
-from kg.stores.protocol import AuthorMove, Direction, Edge, NodeRow, SearchHit, StoredSlot
+from kg.stores.neo4j.whole_graph import Neo4jWholeGraph, rel_properties, stored_node
+from kg.stores.protocol import AuthorMove, Direction, Edge, NodeRow, PageNodes, SearchHit, StoredSlot
 from kg.stores.write_plan import WritePlan, plan_upsert
 
 log = logging.getLogger(__name__)
@@ -116,6 +116,23 @@ def translate_error(error: Exception, uri: str, user: str | None = None) -> Grap
     return GraphStoreError(f"Neo4j at {uri} failed: {_one_line(error)}")
 
 
+def _byline(entries: list[list[Any]]) -> list[Node]:
+    """Authors from ``[position, id, labels, props]`` byline entries, in byline order: by
+    position (the SQLite store's ``position`` column: a number, else last), then id."""
+
+    def key(entry: list[Any]) -> tuple[int, int, str]:
+        pos, aid = entry[0], str(entry[1])
+        numeric = isinstance(pos, int | float) and not isinstance(pos, bool)
+        return (0, int(pos), aid) if numeric else (1, 0, aid)
+
+    return [stored_node(aid, labels, props) for _pos, aid, labels, props in sorted(entries, key=key)]
+
+
+def _first_node(rows: list[list[Any]]) -> Node | None:
+    """The node of the first ``[id, labels, props]`` row, ``None`` without one."""
+    return stored_node(*rows[0]) if rows else None
+
+
 class _BatchTooLarge(Exception):
     """A transaction ran out of the server's transaction memory (split the batch, do not retry it)."""
 
@@ -162,6 +179,10 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
         self._closed = False
         self._papers_per_transaction: int | None = None  # set when the server's memory limit is hit
+        # The store version at which the fulltext index was last waited for: every write up to
+        # it is in the index, so a search at the same version need not wait again (a version
+        # is bumped by every write that changes something, in the write's own transaction).
+        self._fulltext_current: int | None = None
         self._ensure_schema()
 
     # -- plumbing ----------------------------------------------------------------------------------
@@ -172,12 +193,14 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         except (Neo4jError, DriverError) as e:
             raise translate_error(e, self._uri) from e
 
-    def _session(self, fetch_size: int = -1) -> neo4j.Session:
+    def _session(self, fetch_size: int = -1, read: bool = False) -> neo4j.Session:
         if self._closed:
             raise GraphStoreError("the Neo4j store is closed")
         return self._driver.session(
             database=self._database,
             bookmark_manager=self._bookmarks,
+            # an auto-commit statement goes where the session's mode says (a cluster's reader)
+            default_access_mode=neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS,
             fetch_size=fetch_size,  # results are mostly materialised anyway: one PULL, not one per 1000 rows
             # "label/type/property does not exist yet" is normal before the first upsert (and
             # INTRODUCES may never exist); the driver would log each as a warning on stderr.
@@ -200,11 +223,38 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         tx.run(stmt.text, stmt.params).consume()
 
     def _read(self, stmt: q.Statement) -> list[neo4j.Record]:
-        with self._errors(), self._session() as session:
-            return session.execute_read(self._fetch, stmt)
+        """The records of one read statement, run as an auto-commit transaction.
+
+        Why not ``execute_read``: a managed transaction is a BEGIN, the statement and a COMMIT,
+        two round trips where an auto-commit statement is one; on a one-statement read that was
+        about twice the CPU of both the API process and the server (bench/README.md, "Neo4j at
+        100k: fewer server trips a request"), and a request sends several. What a managed
+        transaction adds is its retries: an error the driver calls retryable runs the statement
+        again that way.
+        """
+        with self._errors():
+            try:
+                with self._session(read=True) as session:
+                    return list(session.run(stmt.text, stmt.params))
+            except (Neo4jError, DriverError) as e:
+                if not e.is_retryable():
+                    raise
+            with self._session(read=True) as session:
+                return session.execute_read(self._fetch, stmt)
+
+    def _read_one_rows(self, stmt: q.Statement) -> list[list[Any]]:
+        """The ``rows`` list of a read statement that collects its results into one record."""
+        records = self._read(stmt)
+        if len(records) != 1:
+            raise GraphStoreError(f"a Neo4j read returned {len(records)} records where one was expected")
+        rows: list[list[Any]] = records[0]["rows"]
+        return rows
 
     def _read_many(self, build: Callable[[list[str]], q.Statement], ids: list[str]) -> list[list[Any]]:
-        """The collected ``rows`` of ``build(chunk)`` over ``ids`` in chunks, one read transaction."""
+        """The collected ``rows`` of ``build(chunk)`` over ``ids`` in chunks, one read transaction
+        (one auto-commit statement when they fit in one chunk: see :meth:`_read`)."""
+        if len(ids) <= self._batch_size:
+            return self._read_one_rows(build(ids))
 
         def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
             out: list[list[Any]] = []
@@ -407,10 +457,14 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
 
     # -- reads -------------------------------------------------------------------------------------
     def get_nodes(self, ids: Sequence[str]) -> list[Node | None]:
-        found = {
-            node_id: Node(id=node_id, label=label_of(labels), properties=strip_internal(props))
-            for node_id, labels, props, _eid in self._read_many(q.nodes_by_id, list(dict.fromkeys(ids)))
-        }
+        seen = self._seen_nodes()  # read ahead in this request (Neo4jReads._remember)
+        found = {i: seen[i] for i in ids if i in seen} if seen else {}
+        missing = [i for i in dict.fromkeys(ids) if i not in found]
+        if missing:
+            found.update(
+                (node_id, stored_node(node_id, labels, props))
+                for node_id, labels, props, _eid in self._read_many(q.nodes_by_id, missing)
+            )
         return [found.get(i) for i in ids]
 
     def neighbors_many(
@@ -431,21 +485,39 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
                     "properties": rel_properties(rprops),
                 }
             )
-            node = Node(id=other, label=label_of(labels), properties=strip_internal(props))
+            node = stored_node(other, labels, props)
             edges[node_id].append(((other, 0 if out else 1), Edge(rel, node)))
         return [[e for _, e in sorted(edges.get(i, []), key=lambda t: t[0])] for i in ids]
 
     def paper_authors(self, paper_ids: Sequence[str]) -> list[list[Node]]:
-        found: dict[str, list[tuple[tuple[int, int, str], Node]]] = defaultdict(list)
-        for pid, pos, aid, labels, props in self._read_many(rq.paper_authors, list(dict.fromkeys(paper_ids))):
-            # the SQLite store's ``position`` column: a number, else last
-            numeric = isinstance(pos, int | float) and not isinstance(pos, bool)
-            key = (0, int(pos), aid) if numeric else (1, 0, aid)
-            found[pid].append((key, Node(id=aid, label=label_of(labels), properties=strip_internal(props))))
-        return [[n for _, n in sorted(found.get(i, []), key=lambda t: t[0])] for i in paper_ids]
+        found: dict[str, list[list[Any]]] = defaultdict(list)
+        for pid, *entry in self._read_many(rq.paper_authors, list(dict.fromkeys(paper_ids))):
+            found[pid].append(entry)
+        return [_byline(found.get(i, [])) for i in paper_ids]
+
+    def page_nodes(self, paper_ids: Sequence[str], authors: bool, venues: bool) -> PageNodes:
+        """:class:`kg.stores.protocol.PageReads`: one statement (:func:`rq.page_nodes`)."""
+        unique = list(dict.fromkeys(paper_ids))
+        rows = self._read_one_rows(rq.page_nodes(unique, authors, venues)) if unique else []
+        found = {row[0]: (stored_node(*row[:3]), row[3], row[4]) for row in rows}
+        papers = [found[i][0] if i in found else None for i in paper_ids]
+        return PageNodes(
+            papers,
+            [_byline(found[i][1]) if i in found else [] for i in paper_ids] if authors else None,
+            [_first_node(found[i][2]) if i in found else None for i in paper_ids] if venues else None,
+        )
 
     def degree_many(self, ids: Sequence[str], rel_type: RelType, direction: Direction = "out") -> list[int]:
         q.rel_type(rel_type)
+        seen = self._seen_degrees()  # an author's AUTHORED degree, read ahead in this request
+        if seen and all((i, rel_type, direction) in seen for i in ids):
+            return [seen[(i, rel_type, direction)] for i in ids]
+        if rel_type == "COAUTHOR" and direction == "both" and ids:
+            # an author's coauthorCount from the version's ties when held (one tie per pair,
+            # each of at least one paper: the writer deletes a tie at 0), no server trip
+            held = self._held_ties("COAUTHOR", 1)
+            if held is not None:
+                return held.degrees(ids)
 
         def build(chunk: list[str]) -> q.Statement:
             return q.degrees(chunk, rel_type, direction)
@@ -484,13 +556,20 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         return hits
 
     def _search(self, query: str, limit: int) -> list[SearchHit]:
-        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
-            self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
-            return self._fetch(tx, q.fulltext_search(query, limit))
+        version = self.version()  # read before the wait below, so the wait covers its writes
+        stmt = q.fulltext_search(query, limit)
+        if self._fulltext_current == version:  # no write since the index last caught up
+            rows = self._read_one_rows(stmt)
+        else:
 
-        with self._errors(), self._session() as session:
-            rows = session.execute_read(work)
-        hits = [SearchHit(node_of(row), float(row["score"])) for row in rows]
+            def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+                self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
+                return self._rows(tx, stmt)
+
+            with self._errors(), self._session() as session:
+                rows = session.execute_read(work)
+            self._fulltext_current = version
+        hits = [SearchHit(stored_node(i, labels, props), float(score)) for i, labels, props, score in rows]
         return sorted(hits, key=lambda h: (-h.score, h.node.id))
 
     def _word_rows(self, words: list[str]) -> dict[str, int]:
@@ -502,18 +581,23 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
             self._held_word_rows = held
         known = held[1]
         missing = [w for w in dict.fromkeys(words) if w not in known]
+        queries = {w: query for w in missing if (query := q.fulltext_query(w))}
+        known.update((w, 0) for w in missing if w not in queries)  # no searchable word: no rows
+        if queries:
+            stmt = q.fulltext_counts(list(queries.values()))
+            if self._fulltext_current == version:  # no write since the index last caught up
+                rows = self._read_one_rows(stmt)
+            else:
 
-        def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
-            self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
-            found = {}
-            for w in missing:
-                word = q.fulltext_query(w)
-                found[w] = int(self._fetch(tx, q.fulltext_count(word))[0]["n"]) if word else 0
-            return found
+                def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+                    self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
+                    return self._rows(tx, stmt)
 
-        if missing:
-            with self._errors(), self._session() as session:
-                known.update(session.execute_read(work))
+                with self._errors(), self._session() as session:
+                    rows = session.execute_read(work)
+                self._fulltext_current = version
+            words_asked = list(queries)
+            known.update((words_asked[int(i)], int(n)) for i, n in rows)
         return {w: known[w] for w in words}
 
     def version(self) -> int:

@@ -8,13 +8,13 @@ because these walk the whole graph: they stream (export) or are answered from th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import neo4j
 
-from kg.core.models import Graph, Label, Node, Relationship, RelType, StoreCounts
+from kg.core.models import Graph, Label, Node, Relationship, RelType, StoreCounts, trusted_node
 from kg.stores.neo4j import queries as q
 from kg.stores.neo4j.batch_writes import label_of, strip_internal
 
@@ -24,9 +24,20 @@ def rel_properties(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k not in q.INTERNAL_REL_PROPERTIES}
 
 
+def stored_node(node_id: str, labels: Sequence[str], props: dict[str, Any]) -> Node:
+    """The node of a stored ``id``, ``labels(n)`` and ``properties(n)``, built without pydantic's
+    validation (:func:`kg.core.models.trusted_node`, as the SQLite store reads its nodes).
+
+    Why: every value was validated when it was written, and the server gives back the types it
+    was given (strings, numbers, booleans, lists of one of them); validating again cost 3.8 us
+    an author and 8.1 us a paper against 1.1 and 1.6 (a co-author page reads up to 1,000 nodes).
+    """
+    return trusted_node(node_id, label_of(labels), strip_internal(props))
+
+
 def node_of(row: neo4j.Record) -> Node:
     """The node of a row ``{id, labels, props}`` (:func:`kg.stores.neo4j.queries.all_nodes`)."""
-    return Node(id=row["id"], label=label_of(row["labels"]), properties=strip_internal(row["props"]))
+    return stored_node(row["id"], row["labels"], row["props"])
 
 
 def rel_of(row: neo4j.Record) -> Relationship:
