@@ -557,20 +557,28 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
 
     def _search(self, query: str, limit: int) -> list[SearchHit]:
         version = self.version()  # read before the wait below, so the wait covers its writes
-        stmt = q.fulltext_search(query, limit)
-        if self._fulltext_current == version:  # no write since the index last caught up
-            rows = self._read_one_rows(stmt)
-        else:
-
-            def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
-                self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
-                return self._rows(tx, stmt)
-
-            with self._errors(), self._session() as session:
-                rows = session.execute_read(work)
-            self._fulltext_current = version
+        rows = self._fulltext_rows(q.fulltext_search(query, limit), version)
         hits = [SearchHit(stored_node(i, labels, props), float(score)) for i, labels, props, score in rows]
         return sorted(hits, key=lambda h: (-h.score, h.node.id))
+
+    def _fulltext_rows(self, stmt: q.Statement, version: int) -> list[list[Any]]:
+        """The ``rows`` of a fulltext read at the store's ``version`` (read before it is called).
+
+        The index is eventually consistent, so a read waits for it to take in the committed
+        writes; once it has at a version, no write has come since, and reads of that version
+        run as one auto-commit statement (:meth:`_read`) without waiting again.
+        """
+        if self._fulltext_current == version:
+            return self._read_one_rows(stmt)
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
+            self._exec(tx, q.await_fulltext_refresh())
+            return self._rows(tx, stmt)
+
+        with self._errors(), self._session() as session:
+            rows = session.execute_read(work)
+        self._fulltext_current = version
+        return rows
 
     def _word_rows(self, words: list[str]) -> dict[str, int]:
         """How many nodes of the fulltext index hold each word, kept per store version."""
@@ -584,18 +592,7 @@ class Neo4jStore(Neo4jReads, Neo4jWholeGraph):
         queries = {w: query for w in missing if (query := q.fulltext_query(w))}
         known.update((w, 0) for w in missing if w not in queries)  # no searchable word: no rows
         if queries:
-            stmt = q.fulltext_counts(list(queries.values()))
-            if self._fulltext_current == version:  # no write since the index last caught up
-                rows = self._read_one_rows(stmt)
-            else:
-
-                def work(tx: neo4j.ManagedTransaction) -> list[list[Any]]:
-                    self._exec(tx, q.await_fulltext_refresh())  # the index is eventually consistent
-                    return self._rows(tx, stmt)
-
-                with self._errors(), self._session() as session:
-                    rows = session.execute_read(work)
-                self._fulltext_current = version
+            rows = self._fulltext_rows(q.fulltext_counts(list(queries.values())), version)
             words_asked = list(queries)
             known.update((words_asked[int(i)], int(n)) for i, n in rows)
         return {w: known[w] for w in words}
